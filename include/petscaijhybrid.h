@@ -1,0 +1,84 @@
+/*
+   petsc-aijhybrid: hybrid MPI/OpenMP sparse matrix-vector products for PETSc AIJ matrices.
+
+   Public interface. Everything here is callable from C applications that link
+   libpetscaijhybrid and from petsc4py through the petsc_aijhybrid package.
+*/
+#ifndef PETSCAIJHYBRID_H
+#define PETSCAIJHYBRID_H
+
+#include <petscmat.h>
+
+#define PETSCAIJHYBRID_VERSION_MAJOR 0
+#define PETSCAIJHYBRID_VERSION_MINOR 1
+#define PETSCAIJHYBRID_VERSION_PATCH 0
+
+/*MC
+   MATAIJHYBRID - "aijhybrid" - AIJ matrix whose products run with OpenMP threads inside each MPI rank.
+
+   Root name: resolves to `MATSEQAIJHYBRID` on one rank and `MATMPIAIJHYBRID` otherwise.
+
+   Level: beginner
+M*/
+#define MATAIJHYBRID    "aijhybrid"
+#define MATSEQAIJHYBRID "seqaijhybrid"
+#define MATMPIAIJHYBRID "mpiaijhybrid"
+
+/*E
+   MatAIJHybridPartitionType - how the rows of a rank are split between its threads
+
+   Values:
++  MAT_AIJHYBRID_PARTITION_ROWS      - equal numbers of rows (what `omp for schedule(static)` does)
+.  MAT_AIJHYBRID_PARTITION_NNZ       - greedy contiguous blocks with equal cost, cost of a row = nonzeros + row_cost
+.  MAT_AIJHYBRID_PARTITION_DIFFUSION - greedy start, then local diffusion of boundary rows between neighbouring threads
+-  MAT_AIJHYBRID_PARTITION_OPTIMAL   - exact minimum-bottleneck contiguous partition
+
+   Level: intermediate
+E*/
+typedef enum {
+  MAT_AIJHYBRID_PARTITION_ROWS,
+  MAT_AIJHYBRID_PARTITION_NNZ,
+  MAT_AIJHYBRID_PARTITION_DIFFUSION,
+  MAT_AIJHYBRID_PARTITION_OPTIMAL
+} MatAIJHybridPartitionType;
+PETSC_EXTERN const char *const MatAIJHybridPartitionTypes[];
+
+/*S
+   MatAIJHybridPartitionInfo - figures describing the cached thread partition of the local rows
+
+   Fields:
++  nthreads     - number of threads the partition is for
+.  type         - the partitioner used
+.  imbalance    - max/mean cost per thread of the diagonal block (1 is perfect)
+.  imbalance_offdiag - same for the off-diagonal block (1 when there is none)
+.  sweeps       - diffusion sweeps done (0 for the other partitioners)
+.  build_time   - seconds spent computing the partitions at the last (re)build
+-  builds       - number of times the partitions were (re)built for this matrix
+
+   Level: intermediate
+S*/
+typedef struct {
+  PetscInt                  nthreads;
+  MatAIJHybridPartitionType type;
+  PetscReal                 imbalance;
+  PetscReal                 imbalance_offdiag;
+  PetscInt                  sweeps;
+  PetscLogDouble            build_time;
+  PetscInt                  builds;
+} MatAIJHybridPartitionInfo;
+
+PETSC_EXTERN PetscErrorCode MatAIJHybridInitializePackage(void);
+PETSC_EXTERN PetscErrorCode MatAIJHybridFinalizePackage(void);
+
+PETSC_EXTERN PetscErrorCode MatAIJHybridSetNumThreads(Mat, PetscInt);
+PETSC_EXTERN PetscErrorCode MatAIJHybridGetNumThreads(Mat, PetscInt *);
+PETSC_EXTERN PetscErrorCode MatAIJHybridSetPartitionType(Mat, MatAIJHybridPartitionType);
+PETSC_EXTERN PetscErrorCode MatAIJHybridGetPartitionType(Mat, MatAIJHybridPartitionType *);
+PETSC_EXTERN PetscErrorCode MatAIJHybridSetRowCost(Mat, PetscReal);
+PETSC_EXTERN PetscErrorCode MatAIJHybridGetRowCost(Mat, PetscReal *);
+PETSC_EXTERN PetscErrorCode MatAIJHybridSetDiffusion(Mat, PetscReal, PetscInt);
+PETSC_EXTERN PetscErrorCode MatAIJHybridGetDiffusion(Mat, PetscReal *, PetscInt *);
+PETSC_EXTERN PetscErrorCode MatAIJHybridGetPartitionInfo(Mat, MatAIJHybridPartitionInfo *);
+PETSC_EXTERN PetscErrorCode MatAIJHybridGetPartition(Mat, PetscInt *, const PetscInt *[]);
+
+#endif

@@ -1,0 +1,44 @@
+"""petsc-aijhybrid for petsc4py: ``import petsc_aijhybrid`` registers the ``aijhybrid`` matrix type.
+
+After the import, ``A.setType('aijhybrid')``, ``-mat_type aijhybrid`` (through ``PETSc.Options()``
+and ``A.setFromOptions()``) and ``-dm_mat_type aijhybrid`` work in the running petsc4py.
+
+The shared library is found, in order, from the environment variable ``AIJHYBRID_LIB``, the path
+recorded by ``make install``, and the source tree's ``build/lib``.
+"""
+
+from ._loader import library_path, load, petsc_version
+from .api import (
+    PARTITION_TYPES,
+    get_diffusion,
+    get_num_threads,
+    get_partition,
+    get_partition_info,
+    get_partition_type,
+    get_row_cost,
+    set_diffusion,
+    set_num_threads,
+    set_partition_type,
+    set_row_cost,
+)
+
+__version__ = "0.1.0"
+
+load()
+
+__all__ = [
+    "PARTITION_TYPES",
+    "get_diffusion",
+    "get_num_threads",
+    "get_partition",
+    "get_partition_info",
+    "get_partition_type",
+    "get_row_cost",
+    "library_path",
+    "load",
+    "petsc_version",
+    "set_diffusion",
+    "set_num_threads",
+    "set_partition_type",
+    "set_row_cost",
+]

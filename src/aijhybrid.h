@@ -1,0 +1,110 @@
+/*
+   Private implementation header of petsc-aijhybrid: the context kept in Mat->spptr by both
+   seqaijhybrid and mpiaijhybrid, the caches built at assembly, and version compatibility.
+*/
+#ifndef AIJHYBRID_IMPL_H
+#define AIJHYBRID_IMPL_H
+
+#include "compat.h"
+#include <petscaijhybrid.h>
+#include <petsc/private/matimpl.h>
+#include "partition/partition.h"
+#include "exchange/halo.h"
+#include "kernels/csr.h"
+
+#if defined(_OPENMP)
+  #include <omp.h>
+#else
+static inline int omp_get_thread_num(void)
+{
+  return 0;
+}
+static inline int omp_get_num_threads(void)
+{
+  return 1;
+}
+static inline int omp_get_max_threads(void)
+{
+  return 1;
+}
+#endif
+
+
+/* thread-partition parameters: a cached partition is valid only for the values it was built with */
+typedef struct {
+  PetscInt                  nthreads;
+  MatAIJHybridPartitionType type;
+  PetscReal                 row_cost;
+  PetscReal                 diffusion_tol;
+  PetscInt                  diffusion_max_it;
+} AIJHybridPartParams;
+
+/* a row partition of one CSR block, cached on the block's identity and nonzero pattern */
+typedef struct {
+  Mat                 block;   /* block it was built for (referenced unless it is the matrix itself) */
+  PetscBool           owns_ref;
+  PetscObjectState    nzstate; /* MatGetNonzeroState(block) */
+  PetscInt            m, nz;   /* rows and nonzeros of the block */
+  AIJHybridPartParams params;
+  PetscBool           compressed; /* partition only the non-empty rows (off-diagonal block) */
+  PetscInt            nrows;      /* rows partitioned */
+  PetscInt           *rows;       /* compressed: the non-empty rows; NULL otherwise */
+  PetscInt           *rowptr;     /* compressed: nrows+1 cumulative nonzeros of those rows */
+  PetscInt           *bounds;     /* nthreads+1 */
+  PetscReal           imbalance;
+  PetscInt            sweeps;
+  PetscLogDouble      build_time;
+  PetscInt            builds;
+} AIJHybridRowPart;
+
+/* CSC pattern of one block for the race-free transpose, cached like AIJHybridRowPart */
+typedef struct {
+  Mat              block;
+  PetscBool        owns_ref;
+  PetscObjectState nzstate;
+  PetscInt         m, n, nz;
+  PetscInt        *ti, *tj, *perm; /* n+1, nz, nz */
+  AIJHybridRowPart part;           /* partition of the columns (rows of the transpose) */
+} AIJHybridTranspose;
+
+typedef struct {
+  struct _MatOps parentops; /* AIJ's operations, saved when the type was set; we chain to them */
+
+  /* options */
+  AIJHybridPartParams params;
+  PetscBool           nthreads_set; /* set by the user; otherwise follow omp_get_max_threads() */
+
+  /* caches */
+  AIJHybridRowPart   diag, offd;   /* offd: mpi only */
+  AIJHybridTranspose tdiag, toffd; /* built on first transpose product */
+  AIJHybridHalo      halo;         /* mpi only */
+  Mat                halo_block;   /* off-diagonal block the halo was built for (referenced) */
+  PetscInt           halo_nghost;
+  PetscScalar       *ghost, *ghost_t; /* ghost values (forward) and ghost contributions (transpose) */
+  PetscBool          warned;
+} Mat_AIJHybrid;
+
+PETSC_INTERN PetscLogEvent MATAIJHYBRID_Partition, MATAIJHYBRID_HaloBegin, MATAIJHYBRID_HaloEnd, MATAIJHYBRID_Diag, MATAIJHYBRID_Offdiag, MATAIJHYBRID_Transpose;
+PETSC_INTERN int           MatAIJHybrid_MPIThreadLevel;
+
+/* context: options, caches, views (src/mat/context.c) */
+PETSC_INTERN PetscErrorCode MatAIJHybridContextCreate(Mat, Mat_AIJHybrid **);
+PETSC_INTERN PetscErrorCode MatAIJHybridContextDestroy(Mat_AIJHybrid **);
+PETSC_INTERN PetscErrorCode MatAIJHybridContextCopyOptions(Mat_AIJHybrid *, Mat_AIJHybrid *);
+PETSC_INTERN PetscErrorCode MatAIJHybridContextCurrentParams(Mat_AIJHybrid *, AIJHybridPartParams *);
+PETSC_INTERN PetscErrorCode MatAIJHybridSetFromOptions_Private(Mat, AIJHybridOptionItems, Mat_AIJHybrid *);
+PETSC_INTERN PetscErrorCode MatAIJHybridView_Private(Mat, PetscViewer, Mat_AIJHybrid *);
+PETSC_INTERN PetscErrorCode MatAIJHybridRowPartUpdate(AIJHybridRowPart *, Mat, Mat, PetscBool, const AIJHybridPartParams *);
+PETSC_INTERN PetscErrorCode MatAIJHybridRowPartReset(AIJHybridRowPart *);
+PETSC_INTERN PetscErrorCode MatAIJHybridTransposeUpdate(AIJHybridTranspose *, Mat, Mat, const AIJHybridPartParams *);
+PETSC_INTERN PetscErrorCode MatAIJHybridTransposeReset(AIJHybridTranspose *);
+
+/* type constructors and converters */
+PETSC_INTERN PetscErrorCode MatCreate_SeqAIJHybrid(Mat);
+PETSC_INTERN PetscErrorCode MatCreate_MPIAIJHybrid(Mat);
+PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqAIJHybrid(Mat, MatType, MatReuse, Mat *);
+PETSC_INTERN PetscErrorCode MatConvert_MPIAIJ_MPIAIJHybrid(Mat, MatType, MatReuse, Mat *);
+
+#define MatAIJHybridGetContext(A) ((Mat_AIJHybrid *)(A)->spptr)
+
+#endif

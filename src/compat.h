@@ -1,0 +1,21 @@
+/*
+   Version compatibility between PETSc 3.18 and the newest release (see DESIGN.md section 5).
+*/
+#ifndef AIJHYBRID_COMPAT_H
+#define AIJHYBRID_COMPAT_H
+
+#include <petscsys.h>
+
+#if PETSC_VERSION_LT(3, 18, 0)
+  #error "petsc-aijhybrid needs PETSc >= 3.18"
+#endif
+#if PETSC_VERSION_LT(3, 19, 0)
+  #define PETSC_SUCCESS 0
+#endif
+#if PETSC_VERSION_LT(3, 23, 0)
+typedef PetscOptionItems *AIJHybridOptionItems;
+#else
+typedef PetscOptionItems AIJHybridOptionItems;
+#endif
+
+#endif

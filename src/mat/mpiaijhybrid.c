@@ -1,0 +1,363 @@
+/*
+   MATMPIAIJHYBRID: a MATMPIAIJ whose products run with OpenMP threads inside each rank.
+
+   One product, top to bottom (MatMultAdd_MPIAIJHybrid_Private):
+     main thread: halo exchange of the ghost values of x (all MPI here, outside any parallel region)
+     all threads: diagonal block over their rows, then the non-empty rows of the off-diagonal
+                  block over a separate partition, in one parallel region
+   The partitions, the exchange and the ghost buffers are prepared at assembly end and cached on
+   the nonzero pattern; a product only checks that they are still valid.
+*/
+#include "../aijhybrid.h"
+
+static PetscErrorCode MatConvert_MPIAIJHybrid_MPIAIJ(Mat, MatType, MatReuse, Mat *);
+
+/*
+  MatAIJHybridMPISetUp - collective: rebuild the halo exchange if any rank's off-diagonal block
+  (its ghost columns) changed, and the local partitions if their keys changed
+*/
+static PetscErrorCode MatAIJHybridMPISetUp(Mat A)
+{
+  Mat_AIJHybrid      *ctx = MatAIJHybridGetContext(A);
+  Mat                 Ad, Ao;
+  const PetscInt     *garray;
+  PetscInt            nghost;
+  PetscBool           changed, gchanged;
+  AIJHybridPartParams params;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
+  nghost  = Ao->cmap->n;
+  changed = (PetscBool)(Ao != ctx->halo_block || nghost != ctx->halo_nghost || !ctx->halo.sf);
+  PetscCallMPI(MPI_Allreduce(&changed, &gchanged, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)A)));
+  if (gchanged) {
+    PetscCall(AIJHybridHaloCreate(PetscObjectComm((PetscObject)A), A->cmap, nghost, garray, &ctx->halo));
+    PetscCall(PetscObjectReference((PetscObject)Ao));
+    PetscCall(MatDestroy(&ctx->halo_block));
+    ctx->halo_block  = Ao;
+    ctx->halo_nghost = nghost;
+    PetscCall(PetscFree2(ctx->ghost, ctx->ghost_t));
+    PetscCall(PetscMalloc2(nghost, &ctx->ghost, nghost, &ctx->ghost_t));
+  }
+  PetscCall(MatAIJHybridContextCurrentParams(ctx, &params));
+  PetscCall(MatAIJHybridRowPartUpdate(&ctx->diag, A, Ad, PETSC_FALSE, &params));
+  PetscCall(MatAIJHybridRowPartUpdate(&ctx->offd, A, Ao, PETSC_TRUE, &params));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* local checks before a product: the exchange must match the blocks (it is only rebuilt collectively) */
+static PetscErrorCode MatAIJHybridMPIPrepare(Mat A, Mat *Ad, Mat *Ao)
+{
+  Mat_AIJHybrid      *ctx = MatAIJHybridGetContext(A);
+  AIJHybridPartParams params;
+
+  PetscFunctionBegin;
+  PetscCall(MatMPIAIJGetSeqAIJ(A, Ad, Ao, NULL));
+  PetscCheck(ctx->halo.sf && *Ao == ctx->halo_block && (*Ao)->cmap->n == ctx->halo_nghost, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The off-diagonal block of this %s matrix changed without MatAssemblyEnd(); call MatAssemblyBegin/End() after changing the matrix", MATMPIAIJHYBRID);
+  PetscCall(MatAIJHybridContextCurrentParams(ctx, &params));
+  PetscCall(MatAIJHybridRowPartUpdate(&ctx->diag, A, *Ad, PETSC_FALSE, &params));
+  PetscCall(MatAIJHybridRowPartUpdate(&ctx->offd, A, *Ao, PETSC_TRUE, &params));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* y = A x, or y = z + A x when z is given (z may be y) */
+static PetscErrorCode MatMultAdd_MPIAIJHybrid_Private(Mat A, Vec x, Vec z, Vec y)
+{
+  Mat_AIJHybrid     *ctx = MatAIJHybridGetContext(A);
+  Mat                Ad, Ao;
+  const PetscInt    *di, *dj, *oi, *oj, *dbounds, *obounds, *orows;
+  PetscScalar       *da, *oa, *ya, *ghost;
+  const PetscScalar *xa, *za = NULL;
+  PetscInt           T, To;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridMPIPrepare(A, &Ad, &Ao));
+  PetscCall(MatSeqAIJGetCSRAndMemType(Ad, &di, &dj, &da, NULL));
+  PetscCall(MatSeqAIJGetCSRAndMemType(Ao, &oi, &oj, &oa, NULL));
+  T       = ctx->diag.params.nthreads;
+  To      = ctx->offd.params.nthreads;
+  dbounds = ctx->diag.bounds;
+  obounds = ctx->offd.bounds;
+  orows   = ctx->offd.rows;
+  ghost   = ctx->ghost;
+  PetscCall(VecGetArrayRead(x, &xa));
+  if (z && z != y) PetscCall(VecGetArrayRead(z, &za));
+  if (z) PetscCall(VecGetArray(y, &ya));
+  else PetscCall(VecGetArrayWrite(y, &ya));
+  if (z == y) za = ya;
+
+  /* halo exchange on the main thread, outside the parallel region */
+  PetscCall(AIJHybridHaloForwardBegin(&ctx->halo, xa, ghost));
+  PetscCall(AIJHybridHaloForwardEnd(&ctx->halo, xa, ghost));
+
+  PetscCall(PetscLogEventBegin(MATAIJHYBRID_Diag, A, 0, 0, 0));
+#pragma omp parallel num_threads(T)
+  {
+    const PetscInt nth = omp_get_num_threads();
+    for (PetscInt t = omp_get_thread_num(); t < T; t += nth) {
+      if (za) AIJHybridKernelMultAdd(dbounds[t], dbounds[t + 1], di, dj, da, xa, za, ya);
+      else AIJHybridKernelMult(dbounds[t], dbounds[t + 1], di, dj, da, xa, ya);
+    }
+#pragma omp barrier
+    for (PetscInt t = omp_get_thread_num(); t < To; t += nth) AIJHybridKernelMultAddRows(obounds[t], obounds[t + 1], orows, oi, oj, oa, ghost, ya);
+  }
+  PetscCall(PetscLogEventEnd(MATAIJHYBRID_Diag, A, 0, 0, 0));
+
+  PetscCall(VecRestoreArrayRead(x, &xa));
+  if (z && z != y) PetscCall(VecRestoreArrayRead(z, &za));
+  if (z) PetscCall(VecRestoreArray(y, &ya));
+  else PetscCall(VecRestoreArrayWrite(y, &ya));
+  PetscCall(PetscLogFlops(2.0 * (ctx->diag.nz + ctx->offd.nz) - (z ? 0 : A->rmap->n)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMult_MPIAIJHybrid(Mat A, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatMultAdd_MPIAIJHybrid_Private(A, x, NULL, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMultAdd_MPIAIJHybrid(Mat A, Vec x, Vec z, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatMultAdd_MPIAIJHybrid_Private(A, x, z, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  y = A^T x, or y = z + A^T x: threads compute the ghost contributions Ao^T x and the owned part
+  Ad^T x over column partitions of the cached CSC patterns (no two threads write one entry), then
+  the main thread adds the ghost contributions to their owners (reverse exchange), in the same
+  order as MATMPIAIJ does.
+*/
+static PetscErrorCode MatMultTransposeAdd_MPIAIJHybrid_Private(Mat A, Vec x, Vec z, Vec y)
+{
+  Mat_AIJHybrid      *ctx = MatAIJHybridGetContext(A);
+  AIJHybridTranspose *td = &ctx->tdiag, *to = &ctx->toffd;
+  AIJHybridPartParams params;
+  Mat                 Ad, Ao;
+  PetscScalar        *da, *oa, *ya, *ghost_t;
+  const PetscScalar  *xa, *za = NULL;
+  PetscInt            T;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridMPIPrepare(A, &Ad, &Ao));
+  PetscCall(MatAIJHybridContextCurrentParams(ctx, &params));
+  PetscCall(MatAIJHybridTransposeUpdate(td, A, Ad, &params));
+  PetscCall(MatAIJHybridTransposeUpdate(to, A, Ao, &params));
+  PetscCall(MatSeqAIJGetCSRAndMemType(Ad, NULL, NULL, &da, NULL));
+  PetscCall(MatSeqAIJGetCSRAndMemType(Ao, NULL, NULL, &oa, NULL));
+  T       = params.nthreads;
+  ghost_t = ctx->ghost_t;
+  PetscCall(VecGetArrayRead(x, &xa));
+  if (z && z != y) PetscCall(VecGetArrayRead(z, &za));
+  if (z) PetscCall(VecGetArray(y, &ya));
+  else PetscCall(VecGetArrayWrite(y, &ya));
+  if (z == y) za = ya;
+  PetscCall(PetscLogEventBegin(MATAIJHYBRID_Transpose, A, 0, 0, 0));
+#pragma omp parallel num_threads(T)
+  {
+    const PetscInt nth = omp_get_num_threads();
+    for (PetscInt t = omp_get_thread_num(); t < T; t += nth) {
+      AIJHybridKernelMultTransposeCSC(to->part.bounds[t], to->part.bounds[t + 1], to->ti, to->tj, to->perm, oa, xa, NULL, ghost_t);
+      AIJHybridKernelMultTransposeCSC(td->part.bounds[t], td->part.bounds[t + 1], td->ti, td->tj, td->perm, da, xa, za, ya);
+    }
+  }
+  PetscCall(PetscLogEventEnd(MATAIJHYBRID_Transpose, A, 0, 0, 0));
+  PetscCall(AIJHybridHaloReverseBegin(&ctx->halo, ghost_t, ya));
+  PetscCall(AIJHybridHaloReverseEnd(&ctx->halo, ghost_t, ya));
+  PetscCall(VecRestoreArrayRead(x, &xa));
+  if (z && z != y) PetscCall(VecRestoreArrayRead(z, &za));
+  if (z) PetscCall(VecRestoreArray(y, &ya));
+  else PetscCall(VecRestoreArrayWrite(y, &ya));
+  PetscCall(PetscLogFlops(2.0 * (td->nz + to->nz)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMultTranspose_MPIAIJHybrid(Mat A, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatMultTransposeAdd_MPIAIJHybrid_Private(A, x, NULL, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMultTransposeAdd_MPIAIJHybrid(Mat A, Vec x, Vec z, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatMultTransposeAdd_MPIAIJHybrid_Private(A, x, z, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatAssemblyEnd_MPIAIJHybrid(Mat A, MatAssemblyType mode)
+{
+  Mat_AIJHybrid *ctx = MatAIJHybridGetContext(A);
+
+  PetscFunctionBegin;
+  PetscCall((*ctx->parentops.assemblyend)(A, mode));
+  if (mode == MAT_FLUSH_ASSEMBLY) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatAIJHybridMPISetUp(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDuplicate_MPIAIJHybrid(Mat A, MatDuplicateOption op, Mat *B)
+{
+  Mat_AIJHybrid *ctx = MatAIJHybridGetContext(A);
+
+  PetscFunctionBegin;
+  PetscCall((*ctx->parentops.duplicate)(A, op, B)); /* creates *B as mpiaijhybrid */
+  PetscCall(MatAIJHybridContextCopyOptions(ctx, MatAIJHybridGetContext(*B)));
+  if ((*B)->assembled) PetscCall(MatAIJHybridMPISetUp(*B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSetFromOptions_MPIAIJHybrid(Mat A, AIJHybridOptionItems PetscOptionsObject)
+{
+  Mat_AIJHybrid *ctx = MatAIJHybridGetContext(A);
+
+  PetscFunctionBegin;
+  if (ctx->parentops.setfromoptions) PetscCall((*ctx->parentops.setfromoptions)(A, PetscOptionsObject));
+  PetscCall(MatAIJHybridSetFromOptions_Private(A, PetscOptionsObject, ctx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatView_MPIAIJHybrid(Mat A, PetscViewer viewer)
+{
+  Mat_AIJHybrid *ctx = MatAIJHybridGetContext(A);
+
+  PetscFunctionBegin;
+  PetscCall((*ctx->parentops.view)(A, viewer));
+  PetscCall(MatAIJHybridView_Private(A, viewer, ctx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* conversion to any other type: through mpiaij, whose converters are fast */
+static PetscErrorCode MatConvert_MPIAIJHybrid_Any(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  Mat tmp = NULL;
+
+  PetscFunctionBegin;
+  if (reuse == MAT_INPLACE_MATRIX) {
+    PetscCall(MatConvert_MPIAIJHybrid_MPIAIJ(A, MATMPIAIJ, MAT_INPLACE_MATRIX, &A));
+    PetscCall(MatConvert(A, type, MAT_INPLACE_MATRIX, &A));
+  } else {
+    PetscCall(MatConvert_MPIAIJHybrid_MPIAIJ(A, MATMPIAIJ, MAT_INITIAL_MATRIX, &tmp));
+    PetscCall(MatConvert(tmp, type, reuse, newmat));
+    PetscCall(MatDestroy(&tmp));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* strip the hybrid layer from B in place: B becomes a plain mpiaij */
+static PetscErrorCode MatAIJHybridMPIStrip(Mat B)
+{
+  Mat_AIJHybrid *ctx = MatAIJHybridGetContext(B);
+
+  PetscFunctionBegin;
+  B->ops->mult             = ctx->parentops.mult;
+  B->ops->multadd          = ctx->parentops.multadd;
+  B->ops->multtranspose    = ctx->parentops.multtranspose;
+  B->ops->multtransposeadd = ctx->parentops.multtransposeadd;
+  B->ops->assemblyend      = ctx->parentops.assemblyend;
+  B->ops->destroy          = ctx->parentops.destroy;
+  B->ops->duplicate        = ctx->parentops.duplicate;
+  B->ops->setfromoptions   = ctx->parentops.setfromoptions;
+  B->ops->view             = ctx->parentops.view;
+  B->ops->convert          = ctx->parentops.convert;
+  PetscCall(MatAIJHybridContextDestroy(&ctx));
+  B->spptr = NULL;
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_mpiaijhybrid_mpiaij_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_mpiaij_mpiaijhybrid_C", NULL));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIAIJ));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatConvert_MPIAIJHybrid_MPIAIJ(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  Mat B = *newmat;
+
+  PetscFunctionBegin;
+  if (reuse == MAT_REUSE_MATRIX) {
+    PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+  else B = A;
+  PetscCall(MatAIJHybridMPIStrip(B));
+  *newmat = B;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDestroy_MPIAIJHybrid(Mat A)
+{
+  Mat_AIJHybrid *ctx = MatAIJHybridGetContext(A);
+  PetscErrorCode (*destroy)(Mat) = ctx->parentops.destroy;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridMPIStrip(A));
+  PetscCall((*destroy)(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  MatConvert_MPIAIJ_MPIAIJHybrid - converts an mpiaij matrix (new, in place, or into an existing
+  mpiaijhybrid) into an mpiaijhybrid one; called by MatCreate_MPIAIJHybrid() and MatConvert()
+*/
+PetscErrorCode MatConvert_MPIAIJ_MPIAIJHybrid(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  Mat            B = *newmat;
+  Mat_AIJHybrid *ctx;
+
+  PetscFunctionBegin;
+  if (reuse == MAT_REUSE_MATRIX) {
+    PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+  else B = A;
+  PetscCall(MatAIJHybridContextCreate(B, &ctx));
+  B->spptr                 = ctx;
+  B->ops->mult             = MatMult_MPIAIJHybrid;
+  B->ops->multadd          = MatMultAdd_MPIAIJHybrid;
+  B->ops->multtranspose    = MatMultTranspose_MPIAIJHybrid;
+  B->ops->multtransposeadd = MatMultTransposeAdd_MPIAIJHybrid;
+  B->ops->assemblyend      = MatAssemblyEnd_MPIAIJHybrid;
+  B->ops->destroy          = MatDestroy_MPIAIJHybrid;
+  B->ops->duplicate        = MatDuplicate_MPIAIJHybrid;
+  B->ops->setfromoptions   = MatSetFromOptions_MPIAIJHybrid;
+  B->ops->view             = MatView_MPIAIJHybrid;
+  B->ops->convert          = MatConvert_MPIAIJHybrid_Any;
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_mpiaijhybrid_mpiaij_C", MatConvert_MPIAIJHybrid_MPIAIJ));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_mpiaij_mpiaijhybrid_C", MatConvert_MPIAIJ_MPIAIJHybrid));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIAIJHYBRID));
+  if (B->assembled) PetscCall(MatAIJHybridMPISetUp(B));
+  *newmat = B;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*MC
+   MATMPIAIJHYBRID - "mpiaijhybrid" - a `MATMPIAIJ` matrix whose products run with OpenMP threads
+   inside each MPI rank: the main thread does the halo exchange, then the threads multiply the
+   diagonal block and the off-diagonal block over contiguous row partitions computed once per
+   nonzero pattern and cached with the matrix. All MPI calls stay on the main thread, so
+   `MPI_THREAD_FUNNELED` suffices.
+
+   Options Database Keys:
++  -mat_type aijhybrid                  - select the type (resolves to this one on more than one rank)
+.  -mat_aijhybrid_num_threads <n>       - threads per rank (default: what OpenMP gives the process)
+.  -mat_aijhybrid_partition <type>      - rows, nnz (default), diffusion or optimal
+.  -mat_aijhybrid_row_cost <c>          - per-row cost of the balanced partitions (default 2)
+.  -mat_aijhybrid_diffusion_tol <tol>   - diffusion stopping tolerance
+-  -mat_aijhybrid_diffusion_max_it <n>  - diffusion sweeps
+
+   Level: beginner
+
+.seealso: `MATAIJHYBRID`, `MATSEQAIJHYBRID`, `MATMPIAIJ`, `MatAIJHybridSetNumThreads()`
+M*/
+PetscErrorCode MatCreate_MPIAIJHybrid(Mat A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatSetType(A, MATMPIAIJ));
+  PetscCall(MatConvert_MPIAIJ_MPIAIJHybrid(A, MATMPIAIJHYBRID, MAT_INPLACE_MATRIX, &A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

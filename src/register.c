@@ -1,0 +1,76 @@
+/*
+   Package registration: the types, the root name "aijhybrid", log events, the MPI thread level
+   check, and the hook PETSc's -dll_append calls when it loads libpetscaijhybrid.so.
+*/
+#include "aijhybrid.h"
+
+PetscLogEvent MATAIJHYBRID_Partition, MATAIJHYBRID_HaloBegin, MATAIJHYBRID_HaloEnd, MATAIJHYBRID_Diag, MATAIJHYBRID_Offdiag, MATAIJHYBRID_Transpose;
+int           MatAIJHybrid_MPIThreadLevel = MPI_THREAD_SINGLE;
+
+static PetscBool MatAIJHybridPackageInitialized = PETSC_FALSE;
+
+/*@C
+  MatAIJHybridFinalizePackage - Called by `PetscFinalize()`: forgets that the package was initialized
+
+  Level: developer
+
+.seealso: `MatAIJHybridInitializePackage()`
+@*/
+PetscErrorCode MatAIJHybridFinalizePackage(void)
+{
+  PetscFunctionBegin;
+  MatAIJHybridPackageInitialized = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  MatAIJHybridInitializePackage - Registers `MATSEQAIJHYBRID`, `MATMPIAIJHYBRID` and the root name
+  `MATAIJHYBRID`, and the log events of the package. Idempotent; called by the `-dll_append` hook
+  and by `import petsc_aijhybrid`, and by applications that link the library.
+
+  Not Collective
+
+  Level: beginner
+
+  Note:
+  Checks the thread level MPI was initialized with once. All MPI calls of the package are made by
+  the main thread outside parallel regions, so `MPI_THREAD_FUNNELED` (PETSc's default request)
+  suffices; below it (an application that called `MPI_Init()` itself) the package still works,
+  reports the level in `MatView()` and through `PetscInfo()`.
+
+.seealso: `MATAIJHYBRID`, `MatAIJHybridFinalizePackage()`
+@*/
+PetscErrorCode MatAIJHybridInitializePackage(void)
+{
+  int initialized;
+
+  PetscFunctionBegin;
+  if (MatAIJHybridPackageInitialized) PetscFunctionReturn(PETSC_SUCCESS);
+  MatAIJHybridPackageInitialized = PETSC_TRUE;
+  PetscCall(MatInitializePackage());
+  PetscCall(MatRegister(MATSEQAIJHYBRID, MatCreate_SeqAIJHybrid));
+  PetscCall(MatRegister(MATMPIAIJHYBRID, MatCreate_MPIAIJHybrid));
+  PetscCall(MatRegisterRootName(MATAIJHYBRID, MATSEQAIJHYBRID, MATMPIAIJHYBRID));
+  PetscCall(PetscLogEventRegister("AIJHybPartition", MAT_CLASSID, &MATAIJHYBRID_Partition));
+  PetscCall(PetscLogEventRegister("AIJHybHaloBegin", MAT_CLASSID, &MATAIJHYBRID_HaloBegin));
+  PetscCall(PetscLogEventRegister("AIJHybHaloEnd", MAT_CLASSID, &MATAIJHYBRID_HaloEnd));
+  PetscCall(PetscLogEventRegister("AIJHybMult", MAT_CLASSID, &MATAIJHYBRID_Diag));
+  PetscCall(PetscLogEventRegister("AIJHybOffdiag", MAT_CLASSID, &MATAIJHYBRID_Offdiag));
+  PetscCall(PetscLogEventRegister("AIJHybMultTransp", MAT_CLASSID, &MATAIJHYBRID_Transpose));
+  PetscCallMPI(MPI_Initialized(&initialized));
+  if (initialized) PetscCallMPI(MPI_Query_thread(&MatAIJHybrid_MPIThreadLevel));
+  if (MatAIJHybrid_MPIThreadLevel < MPI_THREAD_FUNNELED) PetscCall(PetscInfo(NULL, "MPI was initialized below MPI_THREAD_FUNNELED (level %d): aijhybrid keeps every MPI call outside its parallel regions\n", MatAIJHybrid_MPIThreadLevel));
+  PetscCall(PetscRegisterFinalize(MatAIJHybridFinalizePackage));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  PetscDLLibraryRegister_petscaijhybrid - called by PETSc when libpetscaijhybrid.so is loaded with
+  -dll_append (the name follows from the library's file name)
+*/
+PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_petscaijhybrid(void)
+{
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridInitializePackage());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
