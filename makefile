@@ -13,6 +13,10 @@ PYTHON     ?= /usr/bin/python3
 PREFIX     ?= /usr/local
 BUILD      ?= $(TOP)/build
 
+# mpiexec as root, and more ranks than cores in the tests (correctness runs only)
+export OMPI_ALLOW_RUN_AS_ROOT := 1
+export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM := 1
+
 ifeq ($(strip $(PETSC_DIR)),)
   ifneq ($(wildcard /usr/lib/petsc/lib/petsc/conf/variables),)
     PETSC_DIR := /usr/lib/petsc
@@ -28,6 +32,8 @@ ifneq ($(wildcard $(PETSC_CONF)),)
   PETSC_MINOR     := $(word 2,$(subst ., ,$(PETSC_VERSION)))
   HAVE_PETSC      := yes
 endif
+
+export PETSC_DIR PETSC_ARCH
 
 CFLAGS_WARN := -Wall -Wextra -Wno-unused-parameter
 OPENMP      := -fopenmp
@@ -56,35 +62,40 @@ lib: check-petsc $(LIBNAME)
 
 $(BUILD)/obj/%.o: src/%.c $(HDR)
 	@mkdir -p $(dir $@)
-	$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) -c $< -o $@
+	@echo "  CC   $<"
+	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) -c $< -o $@
 
 $(LIBNAME): $(OBJ)
 	@mkdir -p $(LIBDIR)
-	$(PCC) -shared $(OPENMP) -Wl,-soname,libpetscaijhybrid.so -o $@ $(OBJ) $(LIBPETSC)
+	@echo "  LD   $@"
+	@$(PCC) -shared $(OPENMP) -Wl,-soname,libpetscaijhybrid.so -o $@ $(OBJ) $(LIBPETSC)
 
 examples: lib $(EXAMPLES)
 $(BUILD)/examples/%: examples/%.c $(LIBNAME) include/petscaijhybrid.h
 	@mkdir -p $(dir $@)
-	$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) $< -o $@ $(LINK_AH)
+	@echo "  CC   $<"
+	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) $< -o $@ $(LINK_AH)
 
 unit: lib $(UNIT)
 $(BUILD)/tests/test_partition: tests/unit/test_partition.c src/partition/partition.c src/partition/partition.h
 	@mkdir -p $(dir $@)
-	$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) tests/unit/test_partition.c src/partition/partition.c -o $@ $(LIBPETSC) $(OPENMP)
+	@echo "  CC   tests/unit/test_partition.c"
+	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) tests/unit/test_partition.c src/partition/partition.c -o $@ $(LIBPETSC) $(OPENMP)
 $(BUILD)/tests/thread_single: tests/unit/thread_single.c $(LIBNAME)
 	@mkdir -p $(dir $@)
-	$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) $< -o $@ $(LINK_AH)
+	@echo "  CC   $<"
+	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) $< -o $@ $(LINK_AH)
 
 setup:
 	@bash $(TOP)/share/setup.sh
 
 run: setup
 	@$(MAKE) --no-print-directory -C $(TOP) all
-	@bash $(TOP)/share/run.sh $(BUILD)
+	@$(PYTHON) $(TOP)/share/run.py $(BUILD) $(RUN_ARGS)
 
 test: setup
 	@$(MAKE) --no-print-directory -C $(TOP) all
-	cd $(TOP) && AIJHYBRID_BUILD=$(BUILD) PYTHONPATH=$(TOP)/python $(PYTHON) -m pytest -ra tests $(PYTEST_ARGS)
+	cd $(TOP) && OMPI_MCA_rmaps_base_oversubscribe=1 AIJHYBRID_BUILD=$(BUILD) PYTHONPATH=$(TOP)/python $(PYTHON) -m pytest -ra tests $(PYTEST_ARGS)
 
 test-harness: setup
 	@$(MAKE) --no-print-directory -C $(TOP) all

@@ -307,12 +307,21 @@ PetscErrorCode MatAIJHybridView_Private(Mat A, PetscViewer viewer, Mat_AIJHybrid
   if (size > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: load imbalance (max/mean cost per thread, worst rank): diagonal block %.4g, off-diagonal block %.4g\n", (double)gimb[0], (double)gimb[1]));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: load imbalance (max/mean cost per thread): %.4g\n", (double)gimb[0]));
   if (format == PETSC_VIEWER_ASCII_INFO_DETAIL) {
+    char   line[4096];
+    size_t len;
+
+    PetscCall(PetscSNPrintf(line, sizeof(line), "[%d] rows %" PetscInt_FMT ": diagonal imbalance %.4g (%" PetscInt_FMT " sweeps, built %" PetscInt_FMT " times, last in %.3g s)", rank, A->rmap->n, (double)imb[0], ctx->diag.sweeps, ctx->diag.builds, (double)ctx->diag.build_time));
+    if (size > 1) {
+      PetscCall(PetscStrlen(line, &len));
+      PetscCall(PetscSNPrintf(line + len, sizeof(line) - len, ", off-diagonal %" PetscInt_FMT " non-empty rows, imbalance %.4g, %" PetscInt_FMT " ghosts", ctx->offd.nrows, (double)imb[1], ctx->halo_nghost));
+    }
+    PetscCall(PetscStrlcat(line, "; thread row bounds:", sizeof(line)));
+    for (PetscInt t = 0; ctx->diag.bounds && t <= ctx->diag.params.nthreads; t++) {
+      PetscCall(PetscStrlen(line, &len));
+      PetscCall(PetscSNPrintf(line + len, sizeof(line) - len, " %" PetscInt_FMT, ctx->diag.bounds[t]));
+    }
     PetscCall(PetscViewerASCIIPushSynchronized(viewer));
-    PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "  [%d] rows %" PetscInt_FMT ": diagonal imbalance %.4g (%" PetscInt_FMT " sweeps, built %" PetscInt_FMT " times, last in %.3g s)", rank, A->rmap->n, (double)imb[0], ctx->diag.sweeps, ctx->diag.builds, (double)ctx->diag.build_time));
-    if (size > 1) PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, ", off-diagonal %" PetscInt_FMT " non-empty rows, imbalance %.4g, %" PetscInt_FMT " ghosts", ctx->offd.nrows, (double)imb[1], ctx->halo_nghost));
-    PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "\n  [%d] thread row bounds:", rank));
-    for (PetscInt t = 0; ctx->diag.bounds && t <= ctx->diag.params.nthreads; t++) PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, " %" PetscInt_FMT, ctx->diag.bounds[t]));
-    PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "\n"));
+    PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "%s\n", line));
     PetscCall(PetscViewerFlush(viewer));
     PetscCall(PetscViewerASCIIPopSynchronized(viewer));
   }
