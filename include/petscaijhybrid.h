@@ -43,6 +43,23 @@ typedef enum {
 } MatAIJHybridPartitionType;
 PETSC_EXTERN const char *const MatAIJHybridPartitionTypes[];
 
+/*E
+   MatAIJHybridMode - how a product of an `MATMPIAIJHYBRID` matrix overlaps the halo exchange with computation
+
+   Values:
++  MAT_AIJHYBRID_MODE_AUTO   - `MAT_AIJHYBRID_MODE_TASK` when the matrix has an off-process part and there is more than one thread, `MAT_AIJHYBRID_MODE_VECTOR` otherwise (default)
+.  MAT_AIJHYBRID_MODE_VECTOR - the main thread completes the halo exchange, then all threads multiply both blocks
+-  MAT_AIJHYBRID_MODE_TASK   - one parallel region: thread 0 drives the halo exchange while the other threads multiply the diagonal block; then all threads multiply the off-diagonal block
+
+   Level: intermediate
+E*/
+typedef enum {
+  MAT_AIJHYBRID_MODE_AUTO,
+  MAT_AIJHYBRID_MODE_VECTOR,
+  MAT_AIJHYBRID_MODE_TASK
+} MatAIJHybridMode;
+PETSC_EXTERN const char *const MatAIJHybridModes[];
+
 /*S
    MatAIJHybridPartitionInfo - figures describing the cached thread partition of the local rows
 
@@ -74,6 +91,8 @@ PETSC_EXTERN PetscErrorCode MatAIJHybridSetNumThreads(Mat, PetscInt);
 PETSC_EXTERN PetscErrorCode MatAIJHybridGetNumThreads(Mat, PetscInt *);
 PETSC_EXTERN PetscErrorCode MatAIJHybridSetPartitionType(Mat, MatAIJHybridPartitionType);
 PETSC_EXTERN PetscErrorCode MatAIJHybridGetPartitionType(Mat, MatAIJHybridPartitionType *);
+PETSC_EXTERN PetscErrorCode MatAIJHybridSetMode(Mat, MatAIJHybridMode);
+PETSC_EXTERN PetscErrorCode MatAIJHybridGetMode(Mat, MatAIJHybridMode *);
 PETSC_EXTERN PetscErrorCode MatAIJHybridSetRowCost(Mat, PetscReal);
 PETSC_EXTERN PetscErrorCode MatAIJHybridGetRowCost(Mat, PetscReal *);
 PETSC_EXTERN PetscErrorCode MatAIJHybridSetDiffusion(Mat, PetscReal, PetscInt);

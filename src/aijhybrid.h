@@ -75,7 +75,10 @@ typedef struct {
   PetscBool           nthreads_set; /* set by the user; otherwise follow omp_get_max_threads() */
 
   /* caches */
+  MatAIJHybridMode    mode;         /* requested; AUTO resolves per product */
   AIJHybridRowPart   diag, offd;   /* offd: mpi only */
+  AIJHybridRowPart   diag_task;    /* task mode: the diagonal rows over threads 1..T-1 */
+  PetscBool          has_offproc;  /* some rank has ghosts: set collectively at setup */
   AIJHybridTranspose tdiag, toffd; /* built on first transpose product */
   AIJHybridHalo      halo;         /* mpi only */
   Mat                halo_block;   /* off-diagonal block the halo was built for (referenced) */
@@ -93,6 +96,7 @@ PETSC_INTERN PetscErrorCode MatAIJHybridContextDestroy(Mat_AIJHybrid **);
 PETSC_INTERN PetscErrorCode MatAIJHybridContextCopyOptions(Mat_AIJHybrid *, Mat_AIJHybrid *);
 PETSC_INTERN PetscErrorCode MatAIJHybridContextCurrentParams(Mat_AIJHybrid *, AIJHybridPartParams *);
 PETSC_INTERN PetscErrorCode MatAIJHybridSetFromOptions_Private(Mat, AIJHybridOptionItems, Mat_AIJHybrid *);
+PETSC_INTERN MatAIJHybridMode MatAIJHybridEffectiveMode(Mat_AIJHybrid *, PetscInt);
 PETSC_INTERN PetscErrorCode MatAIJHybridView_Private(Mat, PetscViewer, Mat_AIJHybrid *);
 PETSC_INTERN PetscErrorCode MatAIJHybridRowPartUpdate(AIJHybridRowPart *, Mat, Mat, PetscBool, const AIJHybridPartParams *);
 PETSC_INTERN PetscErrorCode MatAIJHybridRowPartReset(AIJHybridRowPart *);

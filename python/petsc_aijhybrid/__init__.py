@@ -9,14 +9,17 @@ recorded by ``make install``, and the source tree's ``build/lib``.
 
 from ._loader import library_path, load, petsc_version
 from .api import (
+    MODES,
     PARTITION_TYPES,
     get_diffusion,
+    get_mode,
     get_num_threads,
     get_partition,
     get_partition_info,
     get_partition_type,
     get_row_cost,
     set_diffusion,
+    set_mode,
     set_num_threads,
     set_partition_type,
     set_row_cost,
@@ -27,8 +30,10 @@ __version__ = "0.1.0"
 load()
 
 __all__ = [
+    "MODES",
     "PARTITION_TYPES",
     "get_diffusion",
+    "get_mode",
     "get_num_threads",
     "get_partition",
     "get_partition_info",
@@ -38,6 +43,7 @@ __all__ = [
     "load",
     "petsc_version",
     "set_diffusion",
+    "set_mode",
     "set_num_threads",
     "set_partition_type",
     "set_row_cost",

@@ -5,6 +5,7 @@ import ctypes
 from . import _loader
 
 PARTITION_TYPES = ("rows", "nnz", "diffusion", "optimal")
+MODES = ("auto", "vector", "task")
 
 
 class _PartitionInfo(ctypes.Structure):
@@ -58,6 +59,20 @@ def get_partition_type(A):
     k = ctypes.c_int()
     _call("MatAIJHybridGetPartitionType", _mat(A), ctypes.byref(k))
     return PARTITION_TYPES[k.value]
+
+
+def set_mode(A, mode):
+    """Overlap of the halo exchange with computation: 'auto' (default), 'vector' or 'task'."""
+    if mode not in MODES:
+        raise ValueError("unknown mode %r: valid are %s" % (mode, ", ".join(MODES)))
+    _call("MatAIJHybridSetMode", _mat(A), ctypes.c_int(MODES.index(mode)))
+
+
+def get_mode(A):
+    """The mode the next product runs in ('vector' or 'task'; 'auto' before assembly)."""
+    k = ctypes.c_int()
+    _call("MatAIJHybridGetMode", _mat(A), ctypes.byref(k))
+    return MODES[k.value]
 
 
 def set_row_cost(A, cost):

@@ -5,6 +5,7 @@
 #include "../aijhybrid.h"
 #include <petscviewer.h>
 
+const char *const MatAIJHybridModes[]          = {"auto", "vector", "task", "MatAIJHybridMode", "MAT_AIJHYBRID_MODE_", NULL};
 const char *const MatAIJHybridPartitionTypes[] = {"rows", "nnz", "diffusion", "optimal", "MatAIJHybridPartitionType", "MAT_AIJHYBRID_PARTITION_", NULL};
 
 #define AIJHYBRID_DEFAULT_ROW_COST      2.0
@@ -59,6 +60,7 @@ PetscErrorCode MatAIJHybridContextDestroy(Mat_AIJHybrid **ctx)
   if (!*ctx) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatAIJHybridRowPartReset(&(*ctx)->diag));
   PetscCall(MatAIJHybridRowPartReset(&(*ctx)->offd));
+  PetscCall(MatAIJHybridRowPartReset(&(*ctx)->diag_task));
   PetscCall(MatAIJHybridTransposeReset(&(*ctx)->tdiag));
   PetscCall(MatAIJHybridTransposeReset(&(*ctx)->toffd));
   PetscCall(AIJHybridHaloDestroy(&(*ctx)->halo));
@@ -72,6 +74,7 @@ PetscErrorCode MatAIJHybridContextCopyOptions(Mat_AIJHybrid *from, Mat_AIJHybrid
 {
   PetscFunctionBegin;
   to->params       = from->params;
+  to->mode         = from->mode;
   to->nthreads_set = from->nthreads_set;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -252,7 +255,7 @@ PetscErrorCode MatAIJHybridTransposeUpdate(AIJHybridTranspose *t, Mat A, Mat blo
 PetscErrorCode MatAIJHybridSetFromOptions_Private(Mat A, AIJHybridOptionItems PetscOptionsObject, Mat_AIJHybrid *ctx)
 {
   PetscInt  nthreads = ctx->params.nthreads, maxit = ctx->params.diffusion_max_it;
-  PetscEnum type     = (PetscEnum)ctx->params.type;
+  PetscEnum type     = (PetscEnum)ctx->params.type, mode;
   PetscReal rc = ctx->params.row_cost, tol = ctx->params.diffusion_tol;
   PetscBool set;
 
@@ -260,6 +263,8 @@ PetscErrorCode MatAIJHybridSetFromOptions_Private(Mat A, AIJHybridOptionItems Pe
   PetscOptionsHeadBegin(PetscOptionsObject, "AIJHybrid options (hybrid MPI/OpenMP products)");
   PetscCall(PetscOptionsInt("-mat_aijhybrid_num_threads", "OpenMP threads per MPI rank for products (default: what OpenMP gives the process)", "MatAIJHybridSetNumThreads", nthreads, &nthreads, &set));
   if (set) PetscCall(MatAIJHybridSetNumThreads(A, nthreads));
+  PetscCall(PetscOptionsEnum("-mat_aijhybrid_mode", "Overlap of the halo exchange with computation", "MatAIJHybridSetMode", MatAIJHybridModes, (PetscEnum)ctx->mode, &mode, &set));
+  if (set) PetscCall(MatAIJHybridSetMode(A, (MatAIJHybridMode)mode));
   PetscCall(PetscOptionsEnum("-mat_aijhybrid_partition", "Thread partition of the rows", "MatAIJHybridSetPartitionType", MatAIJHybridPartitionTypes, type, &type, &set));
   if (set) PetscCall(MatAIJHybridSetPartitionType(A, (MatAIJHybridPartitionType)type));
   PetscCall(PetscOptionsReal("-mat_aijhybrid_row_cost", "Cost of one row in units of one nonzero, for the balanced partitions", "MatAIJHybridSetRowCost", rc, &rc, &set));
@@ -269,6 +274,13 @@ PetscErrorCode MatAIJHybridSetFromOptions_Private(Mat A, AIJHybridOptionItems Pe
   PetscCall(MatAIJHybridSetDiffusion(A, tol, maxit));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the mode a product runs in: task needs >= 2 threads, an off-process part somewhere, and MPI_THREAD_FUNNELED */
+MatAIJHybridMode MatAIJHybridEffectiveMode(Mat_AIJHybrid *ctx, PetscInt nthreads)
+{
+  if (nthreads < 2 || !ctx->has_offproc || MatAIJHybrid_MPIThreadLevel < MPI_THREAD_FUNNELED) return MAT_AIJHYBRID_MODE_VECTOR;
+  return ctx->mode == MAT_AIJHYBRID_MODE_VECTOR ? MAT_AIJHYBRID_MODE_VECTOR : MAT_AIJHYBRID_MODE_TASK;
 }
 
 PetscErrorCode MatAIJHybridView_Private(Mat A, PetscViewer viewer, Mat_AIJHybrid *ctx)
@@ -303,7 +315,7 @@ PetscErrorCode MatAIJHybridView_Private(Mat A, PetscViewer viewer, Mat_AIJHybrid
   imb[0] = ctx->diag.bounds ? ctx->diag.imbalance : 1.0;
   imb[1] = ctx->offd.bounds ? ctx->offd.imbalance : 1.0;
   PetscCallMPI(MPI_Allreduce(imb, gimb, 2, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)A)));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: %" PetscInt_FMT " OpenMP threads per rank, partition %s (row cost %g), MPI thread level %s\n", ctx->params.nthreads, MatAIJHybridPartitionTypes[ctx->params.type], (double)ctx->params.row_cost, level));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: %" PetscInt_FMT " OpenMP threads per rank, mode %s, partition %s (row cost %g), MPI thread level %s\n", ctx->params.nthreads, MatAIJHybridModes[MatAIJHybridEffectiveMode(ctx, ctx->params.nthreads)], MatAIJHybridPartitionTypes[ctx->params.type], (double)ctx->params.row_cost, level));
   if (size > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: load imbalance (max/mean cost per thread, worst rank): diagonal block %.4g, off-diagonal block %.4g\n", (double)gimb[0], (double)gimb[1]));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: load imbalance (max/mean cost per thread): %.4g\n", (double)gimb[0]));
   if (format == PETSC_VIEWER_ASCII_INFO_DETAIL) {
@@ -458,6 +470,68 @@ PetscErrorCode MatAIJHybridGetPartitionType(Mat A, MatAIJHybridPartitionType *ty
   PetscFunctionBegin;
   PetscCall(MatAIJHybridGetContextChecked(A, PETSC_TRUE, &ctx));
   *type = ctx->params.type;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatAIJHybridSetMode - Sets how the products of an `MATMPIAIJHYBRID` matrix overlap the halo exchange with computation
+
+  Logically Collective
+
+  Input Parameters:
++ A    - the matrix (ignored unless it is `MATAIJHYBRID`)
+- mode - `MAT_AIJHYBRID_MODE_AUTO` (default), `MAT_AIJHYBRID_MODE_VECTOR` or `MAT_AIJHYBRID_MODE_TASK`
+
+  Options Database Key:
+. -mat_aijhybrid_mode <auto,vector,task> - the mode
+
+  Level: intermediate
+
+  Note:
+  Task mode needs at least two threads (one drives the exchange); with one thread, one rank, or no
+  off-process part it runs as vector mode. On one rank there is no exchange and both modes are the same.
+
+.seealso: `MATAIJHYBRID`, `MatAIJHybridMode`, `MatAIJHybridGetMode()`
+@*/
+PetscErrorCode MatAIJHybridSetMode(Mat A, MatAIJHybridMode mode)
+{
+  Mat_AIJHybrid *ctx = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContextChecked(A, PETSC_FALSE, &ctx));
+  PetscValidLogicalCollectiveEnum(A, mode, 2);
+  PetscCheck((int)mode >= (int)MAT_AIJHYBRID_MODE_AUTO && (int)mode <= (int)MAT_AIJHYBRID_MODE_TASK, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Invalid mode %d for -mat_aijhybrid_mode: valid are auto, vector, task", (int)mode);
+  if (ctx) ctx->mode = mode;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatAIJHybridGetMode - Gets the mode the products of an `MATAIJHYBRID` matrix run in
+
+  Not Collective
+
+  Input Parameter:
+. A - the matrix
+
+  Output Parameter:
+. mode - `MAT_AIJHYBRID_MODE_VECTOR` or `MAT_AIJHYBRID_MODE_TASK` as the next product will run
+         (what `MAT_AIJHYBRID_MODE_AUTO` resolves to), or `MAT_AIJHYBRID_MODE_AUTO` for an
+         unassembled matrix
+
+  Level: intermediate
+
+.seealso: `MATAIJHYBRID`, `MatAIJHybridSetMode()`
+@*/
+PetscErrorCode MatAIJHybridGetMode(Mat A, MatAIJHybridMode *mode)
+{
+  Mat_AIJHybrid      *ctx = NULL;
+  AIJHybridPartParams params;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContextChecked(A, PETSC_TRUE, &ctx));
+  PetscCall(MatAIJHybridContextCurrentParams(ctx, &params));
+  if (!A->assembled) *mode = ctx->mode;
+  else *mode = MatAIJHybridEffectiveMode(ctx, params.nthreads);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -22,15 +22,17 @@ static PetscErrorCode MatAIJHybridMPISetUp(Mat A)
   Mat                 Ad, Ao;
   const PetscInt     *garray;
   PetscInt            nghost;
-  PetscBool           changed, gchanged;
+  PetscMPIInt         local[2], global[2];
   AIJHybridPartParams params;
 
   PetscFunctionBegin;
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
-  nghost  = Ao->cmap->n;
-  changed = (PetscBool)(Ao != ctx->halo_block || nghost != ctx->halo_nghost || !ctx->halo.sf);
-  PetscCallMPI(MPI_Allreduce(&changed, &gchanged, 1, MPIU_BOOL, MPI_LOR, PetscObjectComm((PetscObject)A)));
-  if (gchanged) {
+  nghost   = Ao->cmap->n;
+  local[0] = (PetscMPIInt)(Ao != ctx->halo_block || nghost != ctx->halo_nghost || !ctx->halo.sf); /* changed here */
+  local[1] = (PetscMPIInt)(nghost > 0);                                                            /* has ghosts */
+  PetscCallMPI(MPI_Allreduce(local, global, 2, MPI_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
+  ctx->has_offproc = (PetscBool)global[1];
+  if (global[0]) {
     PetscCall(AIJHybridHaloCreate(PetscObjectComm((PetscObject)A), A->cmap, nghost, garray, &ctx->halo));
     PetscCall(PetscObjectReference((PetscObject)Ao));
     PetscCall(MatDestroy(&ctx->halo_block));
@@ -42,11 +44,15 @@ static PetscErrorCode MatAIJHybridMPISetUp(Mat A)
   PetscCall(MatAIJHybridContextCurrentParams(ctx, &params));
   PetscCall(MatAIJHybridRowPartUpdate(&ctx->diag, A, Ad, PETSC_FALSE, &params));
   PetscCall(MatAIJHybridRowPartUpdate(&ctx->offd, A, Ao, PETSC_TRUE, &params));
+  if (MatAIJHybridEffectiveMode(ctx, params.nthreads) == MAT_AIJHYBRID_MODE_TASK) {
+    params.nthreads--;
+    PetscCall(MatAIJHybridRowPartUpdate(&ctx->diag_task, A, Ad, PETSC_FALSE, &params));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* local checks before a product: the exchange must match the blocks (it is only rebuilt collectively) */
-static PetscErrorCode MatAIJHybridMPIPrepare(Mat A, Mat *Ad, Mat *Ao)
+static PetscErrorCode MatAIJHybridMPIPrepare(Mat A, Mat *Ad, Mat *Ao, MatAIJHybridMode *mode)
 {
   Mat_AIJHybrid      *ctx = MatAIJHybridGetContext(A);
   AIJHybridPartParams params;
@@ -57,10 +63,27 @@ static PetscErrorCode MatAIJHybridMPIPrepare(Mat A, Mat *Ad, Mat *Ao)
   PetscCall(MatAIJHybridContextCurrentParams(ctx, &params));
   PetscCall(MatAIJHybridRowPartUpdate(&ctx->diag, A, *Ad, PETSC_FALSE, &params));
   PetscCall(MatAIJHybridRowPartUpdate(&ctx->offd, A, *Ao, PETSC_TRUE, &params));
+  *mode = MatAIJHybridEffectiveMode(ctx, params.nthreads);
+  if (*mode == MAT_AIJHYBRID_MODE_TASK) {
+    params.nthreads--;
+    PetscCall(MatAIJHybridRowPartUpdate(&ctx->diag_task, A, *Ad, PETSC_FALSE, &params));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* y = A x, or y = z + A x when z is given (z may be y) */
+/*
+  y = A x, or y = z + A x when z is given (z may be y).
+
+  vector mode: the main thread completes the halo exchange; then, in one parallel region, every
+               thread multiplies its rows of the diagonal block, a barrier, and every thread its
+               share of the non-empty rows of the off-diagonal block.
+  task mode:   one parallel region: thread 0 (the main thread, so MPI_THREAD_FUNNELED suffices)
+               begins and ends the halo exchange while threads 1..T-1 multiply the diagonal block
+               over their partition (T-1 parts); a barrier; then all T threads multiply the
+               off-diagonal block. Thread 0 takes no diagonal rows (see README: design notes).
+  No PETSc call is made by a thread other than 0; errors of thread 0 are kept and checked after
+  the region.
+*/
 static PetscErrorCode MatMultAdd_MPIAIJHybrid_Private(Mat A, Vec x, Vec z, Vec y)
 {
   Mat_AIJHybrid     *ctx = MatAIJHybridGetContext(A);
@@ -68,15 +91,18 @@ static PetscErrorCode MatMultAdd_MPIAIJHybrid_Private(Mat A, Vec x, Vec z, Vec y
   const PetscInt    *di, *dj, *oi, *oj, *dbounds, *obounds, *orows;
   PetscScalar       *da, *oa, *ya, *ghost;
   const PetscScalar *xa, *za = NULL;
-  PetscInt           T, To;
+  PetscInt           T, To, Td;
+  MatAIJHybridMode   mode;
+  PetscErrorCode     ierr = PETSC_SUCCESS;
 
   PetscFunctionBegin;
-  PetscCall(MatAIJHybridMPIPrepare(A, &Ad, &Ao));
+  PetscCall(MatAIJHybridMPIPrepare(A, &Ad, &Ao, &mode));
   PetscCall(MatSeqAIJGetCSRAndMemType(Ad, &di, &dj, &da, NULL));
   PetscCall(MatSeqAIJGetCSRAndMemType(Ao, &oi, &oj, &oa, NULL));
   T       = ctx->diag.params.nthreads;
   To      = ctx->offd.params.nthreads;
-  dbounds = ctx->diag.bounds;
+  dbounds = mode == MAT_AIJHYBRID_MODE_TASK ? ctx->diag_task.bounds : ctx->diag.bounds;
+  Td      = mode == MAT_AIJHYBRID_MODE_TASK ? ctx->diag_task.params.nthreads : T;
   obounds = ctx->offd.bounds;
   orows   = ctx->offd.rows;
   ghost   = ctx->ghost;
@@ -86,21 +112,41 @@ static PetscErrorCode MatMultAdd_MPIAIJHybrid_Private(Mat A, Vec x, Vec z, Vec y
   else PetscCall(VecGetArrayWrite(y, &ya));
   if (z == y) za = ya;
 
-  /* halo exchange on the main thread, outside the parallel region */
-  PetscCall(AIJHybridHaloForwardBegin(&ctx->halo, xa, ghost));
-  PetscCall(AIJHybridHaloForwardEnd(&ctx->halo, xa, ghost));
-
+  if (mode == MAT_AIJHYBRID_MODE_VECTOR) {
+    PetscCall(AIJHybridHaloForwardBegin(&ctx->halo, xa, ghost));
+    PetscCall(AIJHybridHaloForwardEnd(&ctx->halo, xa, ghost));
+  }
   PetscCall(PetscLogEventBegin(MATAIJHYBRID_Diag, A, 0, 0, 0));
 #pragma omp parallel num_threads(T)
   {
-    const PetscInt nth = omp_get_num_threads();
-    for (PetscInt t = omp_get_thread_num(); t < T; t += nth) {
-      if (za) AIJHybridKernelMultAdd(dbounds[t], dbounds[t + 1], di, dj, da, xa, za, ya);
-      else AIJHybridKernelMult(dbounds[t], dbounds[t + 1], di, dj, da, xa, ya);
+    const PetscInt nth = omp_get_num_threads(), tid = omp_get_thread_num();
+
+    if (mode == MAT_AIJHYBRID_MODE_VECTOR) {
+      for (PetscInt t = tid; t < Td; t += nth) {
+        if (za) AIJHybridKernelMultAdd(dbounds[t], dbounds[t + 1], di, dj, da, xa, za, ya);
+        else AIJHybridKernelMult(dbounds[t], dbounds[t + 1], di, dj, da, xa, ya);
+      }
+    } else if (tid == 0) {
+      ierr = AIJHybridHaloForwardBegin(&ctx->halo, xa, ghost);
+      if (!ierr) ierr = AIJHybridHaloForwardEnd(&ctx->halo, xa, ghost);
+      if (nth == 1) { /* OpenMP gave no worker: do the diagonal block here */
+        for (PetscInt t = 0; t < Td; t++) {
+          if (za) AIJHybridKernelMultAdd(dbounds[t], dbounds[t + 1], di, dj, da, xa, za, ya);
+          else AIJHybridKernelMult(dbounds[t], dbounds[t + 1], di, dj, da, xa, ya);
+        }
+      }
+    } else {
+      for (PetscInt t = tid - 1; t < Td; t += nth - 1) {
+        if (za) AIJHybridKernelMultAdd(dbounds[t], dbounds[t + 1], di, dj, da, xa, za, ya);
+        else AIJHybridKernelMult(dbounds[t], dbounds[t + 1], di, dj, da, xa, ya);
+      }
     }
 #pragma omp barrier
-    for (PetscInt t = omp_get_thread_num(); t < To; t += nth) AIJHybridKernelMultAddRows(obounds[t], obounds[t + 1], orows, oi, oj, oa, ghost, ya);
+    if (!ierr) {
+      for (PetscInt t = tid; t < To; t += nth) AIJHybridKernelMultAddRows(obounds[t], obounds[t + 1], orows, oi, oj, oa, ghost, ya);
+    }
   }
+  PetscCall(ierr);
   PetscCall(PetscLogEventEnd(MATAIJHYBRID_Diag, A, 0, 0, 0));
 
   PetscCall(VecRestoreArrayRead(x, &xa));
@@ -136,13 +182,14 @@ static PetscErrorCode MatMultTransposeAdd_MPIAIJHybrid_Private(Mat A, Vec x, Vec
   Mat_AIJHybrid      *ctx = MatAIJHybridGetContext(A);
   AIJHybridTranspose *td = &ctx->tdiag, *to = &ctx->toffd;
   AIJHybridPartParams params;
+  MatAIJHybridMode    mode;
   Mat                 Ad, Ao;
   PetscScalar        *da, *oa, *ya, *ghost_t;
   const PetscScalar  *xa, *za = NULL;
   PetscInt            T;
 
   PetscFunctionBegin;
-  PetscCall(MatAIJHybridMPIPrepare(A, &Ad, &Ao));
+  PetscCall(MatAIJHybridMPIPrepare(A, &Ad, &Ao, &mode));
   PetscCall(MatAIJHybridContextCurrentParams(ctx, &params));
   PetscCall(MatAIJHybridTransposeUpdate(td, A, Ad, &params));
   PetscCall(MatAIJHybridTransposeUpdate(to, A, Ao, &params));

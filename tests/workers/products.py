@@ -1,0 +1,141 @@
+"""Products worker: every multiply variant of aijhybrid against MATAIJ on seeded random matrices,
+bitwise identical across thread counts (1, 2, 3 set in-process) and partition types; prints the
+sha256 of each gathered default-thread result so that pytest can compare launches made with
+different OMP_NUM_THREADS.
+
+usage: products.py [PETSc options]
+"""
+
+import sys
+
+import numpy as np
+
+import common as C
+
+C.init(sys.argv[1:])
+PETSc, ph = C.PETSc, C.ph
+RTOL = 1e-13
+
+
+def cases():
+    meta = np.random.default_rng(20240611)
+    cs = [
+        C.Case("tiny_1x1", 1, 1, 1, density=1.0, diag=True),
+        C.Case("tiny_2x3", 2, 3, 2, density=2.0),
+        C.Case("tiny_3x2", 3, 2, 3, density=2.0, build="values"),
+        C.Case("square_random_sizes", 37, 37, 4, rpat="random", density=4.0),
+        C.Case("rank_without_rows_middle", 120, 120, 5, rpat="zero_middle", density=5.0, diag=True),
+        C.Case("rect_zero_first_rows_zero_last_cols", 90, 150, 6, rpat="zero_first", cpat="zero_last", density=6.0),
+        C.Case("empty_rows", 100, 100, 7, empty=0.4, density=4.0),
+        C.Case("tall", 200, 50, 8, density=3.0, build="values"),
+        C.Case("wide", 50, 200, 9, density=8.0),
+        C.Case("bs2", 96, 96, 10, bs=2, density=6.0, build="values"),
+        C.Case("bs3_rect", 99, 63, 11, bs=3, density=5.0),
+        C.Case("block_diagonal_by_rank", 160, 160, 12, blockdiag=True, density=5.0, build="convert"),
+        C.Case("heavy_rows", 150, 150, 13, rpat="random", heavy=3, density=3.0),
+        C.Case("all_rows_empty", 20, 20, 14, density=0.0),
+        C.Case("converted_random", 80, 80, 15, density=7.0, build="convert"),
+    ]
+    for k in range(3):
+        M, N = (int(v) for v in meta.integers(1, 70, size=2))
+        cs.append(C.Case("random_size_%d_%dx%d" % (k, M, N), M, N, 100 + k, rpat=("random", "decide", "zero_last")[k], cpat="random", density=float(meta.uniform(0.5, 6))))
+    return cs
+
+
+def variants(Aa):
+    xr = C.rand_vec(Aa.createVecRight(), 11)
+    xl = C.rand_vec(Aa.createVecLeft(), 12)
+    zl = C.rand_vec(Aa.createVecLeft(), 13)
+    zr = C.rand_vec(Aa.createVecRight(), 14)
+    n_inf = Aa.norm(PETSc.NormType.INFINITY)
+    n_one = Aa.norm(PETSc.NormType.NORM_1)
+    mx = {id(v): C.max_abs(v) for v in (xr, xl, zl, zr)}
+
+    def mult(A):
+        y = C.nan_vec(zl)
+        A.mult(xr, y)
+        return y
+
+    def multadd(A):
+        w = C.nan_vec(zl)
+        A.multAdd(xr, zl, w)
+        return w
+
+    def multadd_alias(A):
+        y = zl.copy()
+        A.multAdd(xr, y, y)
+        return y
+
+    def multt(A):
+        y = C.nan_vec(zr)
+        A.multTranspose(xl, y)
+        return y
+
+    def multtadd(A):
+        w = C.nan_vec(zr)
+        A.multTransposeAdd(xl, zr, w)
+        return w
+
+    def multtadd_alias(A):
+        y = zr.copy()
+        A.multTransposeAdd(xl, y, y)
+        return y
+
+    s_mult = n_inf * mx[id(xr)]
+    s_t = n_one * mx[id(xl)]
+    return [
+        ("mult", mult, s_mult),
+        ("multAdd", multadd, s_mult + mx[id(zl)]),
+        ("multAdd_z_is_y", multadd_alias, s_mult + mx[id(zl)]),
+        ("multTranspose", multt, s_t),
+        ("multTransposeAdd", multtadd, s_t + mx[id(zr)]),
+        ("multTransposeAdd_z_is_y", multtadd_alias, s_t + mx[id(zr)]),
+    ]
+
+
+checks = C.Checks()
+hashes = {}
+errors = {}
+
+
+def run_case(case):
+    Aa = case.create("aij")
+    Ah = case.create("aijhybrid")
+    assert Ah.getType() == ("seqaijhybrid" if C.size() == 1 else "mpiaijhybrid"), Ah.getType()
+    assert Ah.getBlockSize() == case.bs, (Ah.getBlockSize(), case.bs)
+    default_threads = ph.get_num_threads(Ah)
+    for vname, fn, scale in variants(Aa):
+        ref = fn(Aa)
+        base = fn(Ah)
+        err = C.rel_err(base, ref, scale if scale > 0 else None)
+        errors["%s/%s" % (case.name, vname)] = err
+        assert err <= RTOL, "%s: relative error %g > %g against aij" % (vname, err, RTOL)
+        hashes["%s/%s" % (case.name, vname)] = C.sha(base)
+        again = fn(Ah)
+        assert C.same_bits(again, base), "%s: repeated product differs" % vname
+        for part in C.PARTITIONS:
+            ph.set_partition_type(Ah, part)
+            for t in (1, 2, 3):
+                ph.set_num_threads(Ah, t)
+                y = fn(Ah)
+                assert C.same_bits(y, base), "%s: partition %s with %d threads differs bitwise from the default (%d threads, nnz)" % (vname, part, t, default_threads)
+                if vname == "mult":
+                    C.check_partition(Ah, t)
+                    info = ph.get_partition_info(Ah)
+                    assert info["type"] == part, info
+                y.destroy()
+        ph.set_num_threads(Ah, None)
+        ph.set_partition_type(Ah, "nnz")
+        assert ph.get_num_threads(Ah) == default_threads
+        for v in (ref, base, again):
+            v.destroy()
+    Aa.destroy()
+    Ah.destroy()
+
+
+for case in cases():
+    checks.run(case.name, run_case, case)
+
+import os  # noqa: E402
+
+C.report(checks.result(hashes=hashes, max_rel_err=max(errors.values()) if errors else 0.0, omp_num_threads=os.environ.get("OMP_NUM_THREADS"), size=C.size()))
