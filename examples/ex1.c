@@ -122,7 +122,6 @@ int main(int argc, char **argv)
    test:
       suffix: hybrid
       args: -n 12 -mat_type aijhybrid -mat_aijhybrid_num_threads 2
-      output_file: output/ex1_hybrid.out
 
    test:
       suffix: hybrid_2

@@ -142,12 +142,16 @@ def prepare_prefix(petsc_dir, src_examples, workdir):
 
 
 def inject_examples(prefix, examples_dir):
-    """Mirror examples_dir into the harness source tree; returns the number of sources found."""
+    """Mirror examples_dir into the harness source tree.
+
+    Returns (number of sources with a /*TEST*/ block, fingerprint of the injected files).
+    """
     dest = os.path.join(prefix, 'share', 'petsc', 'examples', 'src', EXAMPLES_RELDIR)
     if os.path.lexists(dest):
         shutil.rmtree(dest)
     if not examples_dir or not os.path.isdir(examples_dir):
-        return 0
+        return 0, 'none'
+
     # copy2 keeps modification times, so unchanged examples are not recompiled.
     shutil.copytree(examples_dir, dest, symlinks=False,
                     ignore=shutil.ignore_patterns('.*', '__pycache__', '*.o', '*.d', '*.pyc'))
@@ -157,7 +161,13 @@ def inject_examples(prefix, examples_dir):
             with open(os.path.join(dest, name), errors='replace') as fh:
                 if '/*TEST' in fh.read():
                     n += 1
-    return n
+    fp = []
+    for root, dirs, files in os.walk(dest):
+        dirs.sort()
+        for f in sorted(files):
+            st = os.stat(os.path.join(root, f))
+            fp.append('%s %d %d' % (os.path.relpath(os.path.join(root, f), dest), st.st_size, st.st_mtime_ns))
+    return n, examples_dir + '\n' + '\n'.join(fp)
 
 
 # --------------------------------------------------------------------------------------
@@ -202,12 +212,25 @@ class Harness:
         return ['make', '-f', makefile, 'PETSC_DIR=' + self.prefix, 'PETSC_ARCH=',
                 'TESTDIR=' + testdir] + list(extra)
 
-    def regenerate(self, testdir):
-        """Forget the generated test list so gmakegentest.py rescans the (changed) tree."""
+    def regenerate(self, testdir, fingerprint):
+        """Make gmakegentest.py rescan the tree if the injected examples changed.
+
+        gmakefile.test regenerates its test list when a known source changes, but not when a
+        source file appears or disappears; so forget the list whenever the set changed.
+        """
+        stamp = os.path.join(testdir, '.aijhybrid-examples')
+        old = None
+        if os.path.isfile(stamp):
+            with open(stamp) as fh:
+                old = fh.read()
+        if old == fingerprint:
+            return
         for name in ('testfiles', 'datatest.pkl'):
             p = os.path.join(testdir, name)
             if os.path.exists(p):
                 os.remove(p)
+        with open(stamp, 'w') as fh:
+            fh.write(fingerprint)
 
     def resolve(self, testdir, patterns):
         """Test names matching gmakefile.test search= patterns (via its print-test target)."""
@@ -278,6 +301,10 @@ $(TESTDIR)/%(reldir)s/%%: PETSC_TEST_LIB = %(link)s $(PETSC_LIB)
                 if fh.read() == text:
                     continue
         shutil.rmtree(os.path.join(testdir, EXAMPLES_RELDIR), ignore_errors=True)
+        # the generated run scripts went with it: make the harness regenerate them
+        for f in ('.aijhybrid-examples', 'testfiles', 'datatest.pkl'):
+            if os.path.exists(os.path.join(testdir, f)):
+                os.remove(os.path.join(testdir, f))
         os.makedirs(os.path.dirname(stamp), exist_ok=True)
         with open(stamp, 'w') as fh:
             fh.write(text)
@@ -579,7 +606,7 @@ def main(argv=None):
         fcntl.flock(lockfh, fcntl.LOCK_EX)
 
     prefix = prepare_prefix(petsc_dir, src_examples, args.workdir)
-    nex = inject_examples(prefix, args.examples if do_examples else None)
+    nex, fingerprint = inject_examples(prefix, args.examples if do_examples else None)
     h = Harness(args, prefix)
     rundirs = RunDirs(h.srcdir)
     exceptions = read_exceptions(args.exceptions)
@@ -600,7 +627,7 @@ def main(argv=None):
     if do_compare:
         for k in ('baseline', 'plugin'):
             os.makedirs(tdir[k], exist_ok=True)
-            h.regenerate(tdir[k])
+            h.regenerate(tdir[k], fingerprint)
         names = [n for n in h.resolve(tdir['baseline'], args.search)
                  if not n.startswith(EXAMPLES_PREFIX + '-')]
         if not names:
@@ -677,7 +704,7 @@ def main(argv=None):
         os.makedirs(tdir['examples'], exist_ok=True)
         # (first: it may wipe stale executables, and with them generated scripts)
         mk = write_examples_makefile(h.exdir, args.lib, args.include_dir, [tdir['examples']])
-        h.regenerate(tdir['examples'])
+        h.regenerate(tdir['examples'], fingerprint)
         if nex == 0:
             problems.append('no examples with /*TEST*/ blocks found in %s' % args.examples)
         else:
