@@ -400,7 +400,9 @@ def read_tap(testdir):
         with open(path, errors='replace') as fh:
             for line in fh:
                 m = re.match(r'^\s*(not )?ok (\S+)(?: # (.*))?$', line.rstrip('\n'))
-                if m:
+                # a failed run also reports "ok <label> # SKIP Command failed so no diff":
+                # keep the "not ok" entry of a label
+                if m and not (m.group(2) in tap and tap[m.group(2)][0] == 'not ok'):
                     tap[m.group(2)] = ('not ok' if m.group(1) else 'ok', m.group(3) or '')
     return tap
 
@@ -426,6 +428,24 @@ class RunDirs:
         return os.path.join(testdir, best[1], 'run' + name[len(best[0]) + 1:])
 
 
+def build_errors(logpath, exe_relpath, nlines):
+    """Lines of a make log that tell why an executable was not built (compiler/linker errors)."""
+    stem = os.path.basename(exe_relpath)
+    out = []
+    try:
+        with open(logpath, errors='replace') as fh:
+            for line in fh:
+                l = line.rstrip('\n')
+                if (exe_relpath in l or '/%s.' % stem in l) and \
+                   re.search(r'error|undefined reference|\*\*\*', l, re.I):
+                    out.append(l)
+                if len(out) >= nlines:
+                    break
+    except OSError:
+        pass
+    return out
+
+
 def head_file(path, nlines):
     try:
         with open(path, errors='replace') as fh:
@@ -434,7 +454,8 @@ def head_file(path, nlines):
                 if i >= nlines:
                     out.append('...')
                     break
-                out.append(line.rstrip('\n'))
+                line = line.rstrip('\n')
+                out.append(line if len(line) <= 200 else line[:200] + ' [...]')
             return out
     except OSError:
         return []
@@ -564,6 +585,10 @@ def parse_args(argv):
                     help='multiply the harness per-test timeout (default %(default)s)')
     ap.add_argument('--omp-threads', type=int, default=0,
                     help='OMP_NUM_THREADS for the tests (default: $OMP_NUM_THREADS, else 2)')
+    ap.add_argument('--examples-options', default='',
+                    help="EXTRA_OPTIONS for our examples (default none: they link the plugin and "
+                         "choose their matrix types themselves; e.g. -mat_type aijhybrid would "
+                         "override a test's own -mat_type aij)")
     ap.add_argument('--baseline-only', action='store_true', help='run only the baseline (no plugin needed)')
     g = ap.add_mutually_exclusive_group()
     g.add_argument('--examples-only', action='store_true', help='run only our examples')
@@ -674,14 +699,17 @@ def main(argv=None):
                 failing = counts['failures'] if counts else []
                 rd = rundirs.rundir(tdir['plugin'], n)
                 tno, why = (False, 'no result') if p != FAIL else type_name_only(rd, failing)
+                mapped = [os.path.join(rd, l + '.typenames.out') for l in failing if rd] if p == FAIL else []
+                mapped = [m for m in mapped if os.path.isfile(m)]
                 exc = match_exception(exceptions, n)
                 tap = read_tap(tdir['plugin'])
                 comments = ['%s: %s' % (l, tap[l][1]) for l in failing if l in tap and tap[l][1]]
                 if p == MISSING:
-                    excerpt = ['    no result in the plugin run (build failure or make abort); see %s'
-                               % summary['runs']['plugin']['log']]
+                    logp = summary['runs']['plugin']['log']
+                    excerpt = ['    no result in the plugin run (build failure or make abort); see %s' % logp]
                 else:
                     excerpt = failure_excerpt(rd, failing, args.diff_lines)
+                    excerpt += ['    (diff after mapping type names back: %s)' % m for m in mapped]
                 details[n] = {'plugin_status': p, 'failing': failing, 'comments': comments,
                               'rundir': rd, 'excerpt': excerpt, 'type_name_check': why}
                 if tno:
@@ -712,7 +740,7 @@ def main(argv=None):
             if not exnames:
                 problems.append('the examples in %s define no test' % args.examples)
             else:
-                elapsed, logpath, rc = h.run('examples', tdir['examples'], exnames, plugin_options,
+                elapsed, logpath, rc = h.run('examples', tdir['examples'], exnames, args.examples_options,
                                              makefile=mk)
                 for n in exnames:
                     s = status_of(read_counts(tdir['examples'], n))
@@ -723,13 +751,16 @@ def main(argv=None):
                         failing = counts['failures'] if counts else []
                         if s == MISSING:
                             excerpt = ['    no result (compile/link failure?); see %s' % logpath]
+                            if rd:
+                                exe = os.path.join(os.path.dirname(rd), n.split('-', 1)[1].split('_')[0])
+                                excerpt += ['    ' + l for l in build_errors(logpath, exe, args.diff_lines)]
                         else:
                             excerpt = failure_excerpt(rd, failing, args.diff_lines)
                         summary['examples'][n] = {'status': s, 'failing': failing, 'excerpt': excerpt}
                     else:
                         summary['examples'][n] = {'status': s}
                 executed = sum(1 for s in ex_status.values() if s in (OK, FAIL))
-                summary['runs']['examples'] = {'testdir': tdir['examples'], 'options': plugin_options,
+                summary['runs']['examples'] = {'testdir': tdir['examples'], 'options': args.examples_options,
                                                'makefile': os.path.join(h.exdir, mk), 'log': logpath,
                                                'elapsed_s': round(elapsed, 1), 'make_exit': rc,
                                                'executed': executed,

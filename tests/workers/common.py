@@ -8,6 +8,7 @@ is the same matrix at any rank count.
 import hashlib
 import json
 import sys
+import time
 import traceback
 
 import numpy as np
@@ -57,16 +58,26 @@ def report(result):
 class Checks:
     """Named checks run collectively; each records 'ok' or the failure on any rank."""
 
-    def __init__(self):
+    def __init__(self, abort_on_failure=True):
+        self.abort_on_failure = abort_on_failure
         self.status = {}
         self.info = {}
+        self.times = {}
 
     def run(self, name, fn, *args):
         msg = "ok"
+        t0 = time.time()
         try:
             fn(*args)
         except Exception as e:  # PETSc.Error, AssertionError, ...
-            msg = "FAIL on rank %d: %s: %s\n%s" % (rank(), type(e).__name__, e, traceback.format_exc(limit=4))
+            msg = "FAIL on rank %d: %s: %s\n%s" % (rank(), type(e).__name__, e, traceback.format_exc(limit=6))
+            # other ranks may be waiting in a collective call that this rank will never make:
+            # report and abort the whole job rather than hang until the timeout
+            sys.stderr.write("[check %s] %s\n" % (name, msg))
+            sys.stderr.flush()
+            if self.abort_on_failure:
+                comm.Abort(3)
+        self.times[name] = round(time.time() - t0, 3)
         msgs = comm.allgather(msg)
         bad = [m for m in msgs if m != "ok"]
         self.status[name] = bad[0] if bad else "ok"
@@ -74,7 +85,7 @@ class Checks:
             print("[check %s] %s" % (name, bad[0]), file=sys.stderr, flush=True)
 
     def result(self, **extra):
-        r = {"checks": self.status, "info": self.info}
+        r = {"checks": self.status, "info": self.info, "times": self.times}
         r.update(extra)
         return r
 
@@ -147,6 +158,7 @@ class Case:
             self.rows.append((cols, vals))
         r = rank()
         self.rstart, self.rend = int(rstart[r]), int(rstart[r + 1])
+        self.cstart, self.cend = int(cstart[r]), int(cstart[r + 1])
 
     def local_csr(self):
         ia, ja, va = [0], [], []
@@ -177,8 +189,9 @@ class Case:
         if build == "csr":
             A.setPreallocationCSR((ia, ja, va))
         else:
-            nnz = np.diff(ia)
-            A.setPreallocationNNZ(nnz if len(nnz) else 0)
+            dnnz = np.array([np.count_nonzero((c >= self.cstart) & (c < self.cend)) for c, _ in self.rows[self.rstart:self.rend]], dtype=PETSc.IntType)
+            onnz = np.diff(ia) - dnnz
+            A.setPreallocationNNZ((dnnz, onnz) if len(dnnz) else (0, 0))
             for k, i in enumerate(range(self.rstart, self.rend)):
                 if ia[k + 1] > ia[k]:
                     A.setValues([i], ja[ia[k]:ia[k + 1]], va[ia[k]:ia[k + 1]], addv=PETSc.InsertMode.INSERT_VALUES)

@@ -1,5 +1,6 @@
 """Products worker: every multiply variant of aijhybrid against MATAIJ on seeded random matrices,
-bitwise identical across thread counts (1, 2, 3 set in-process) and partition types; prints the
+bitwise identical across thread counts (1, 2, 3 set in-process), partition types and modes
+(vector, task); prints the
 sha256 of each gathered default-thread result so that pytest can compare launches made with
 different OMP_NUM_THREADS.
 
@@ -104,6 +105,14 @@ def run_case(case):
     assert Ah.getType() == ("seqaijhybrid" if C.size() == 1 else "mpiaijhybrid"), Ah.getType()
     assert Ah.getBlockSize() == case.bs, (Ah.getBlockSize(), case.bs)
     default_threads = ph.get_num_threads(Ah)
+    any_ghosts = False
+    if C.size() > 1:
+        from mpi4py import MPI
+
+        c0, c1 = Aa.getOwnershipRangeColumn()
+        cols = Aa.getValuesCSR()[1]
+        any_ghosts = C.comm.allreduce(bool(np.any((cols < c0) | (cols >= c1))), op=MPI.LOR)
+    checks.info["default_threads"] = default_threads
     for vname, fn, scale in variants(Aa):
         ref = fn(Aa)
         base = fn(Ah)
@@ -113,19 +122,24 @@ def run_case(case):
         hashes["%s/%s" % (case.name, vname)] = C.sha(base)
         again = fn(Ah)
         assert C.same_bits(again, base), "%s: repeated product differs" % vname
-        for part in C.PARTITIONS:
-            ph.set_partition_type(Ah, part)
-            for t in (1, 2, 3):
-                ph.set_num_threads(Ah, t)
-                y = fn(Ah)
-                assert C.same_bits(y, base), "%s: partition %s with %d threads differs bitwise from the default (%d threads, nnz)" % (vname, part, t, default_threads)
-                if vname == "mult":
-                    C.check_partition(Ah, t)
-                    info = ph.get_partition_info(Ah)
-                    assert info["type"] == part, info
-                y.destroy()
+        for mode in ("vector", "task"):
+            ph.set_mode(Ah, mode)
+            for part in C.PARTITIONS:
+                ph.set_partition_type(Ah, part)
+                for t in (1, 2, 3):
+                    ph.set_num_threads(Ah, t)
+                    y = fn(Ah)
+                    assert C.same_bits(y, base), "%s: mode %s, partition %s with %d threads differs bitwise from the default (%d threads, nnz, auto)" % (vname, mode, part, t, default_threads)
+                    if vname == "mult":
+                        C.check_partition(Ah, t)
+                        info = ph.get_partition_info(Ah)
+                        assert info["type"] == part, info
+                        expect = "task" if (mode == "task" and t > 1 and C.size() > 1 and any_ghosts) else "vector"
+                        assert ph.get_mode(Ah) == expect, (ph.get_mode(Ah), expect, mode, t)
+                    y.destroy()
         ph.set_num_threads(Ah, None)
         ph.set_partition_type(Ah, "nnz")
+        ph.set_mode(Ah, "auto")
         assert ph.get_num_threads(Ah) == default_threads
         for v in (ref, base, again):
             v.destroy()

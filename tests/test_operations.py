@@ -1,0 +1,75 @@
+"""Operations on aijhybrid, each checked against MATAIJ doing the same thing, at 1/2/4 ranks:
+MatDuplicate, MatConvert (initial/reuse/in-place, both directions, to dense/baij/sell), MatCopy,
+MatScale/Shift/DiagonalScale, MatZeroRows (keep pattern or not), reassembly with new nonzeros
+(new ghosts), MatGetDiagonal, MatCreateSubMatrix, MatTranspose, MatMatMult, MatPtAP, KSP (CG+Jacobi,
+GAMG; ILU/ICC/LU/Cholesky on one rank; MUMPS/UMFPACK/SuperLU_dist when PETSc has them), DMDA with
+-dm_mat_type aijhybrid, partition caching (values-only reassembly keeps it, a new pattern or thread
+count rebuilds it), and MatDestroy without leaks under -malloc_debug -malloc_dump.
+"""
+
+import re
+
+import pytest
+
+from conftest import RANKS, cached_worker
+
+pytestmark = pytest.mark.mpi
+
+CHECKS = [
+    "duplicate",
+    "convert_aij_to_aijhybrid",
+    "convert_aijhybrid_to_aij",
+    "convert_other_types",
+    "copy",
+    "scale_shift_diagonalscale",
+    "zero_rows",
+    "new_nonzeros_reassembly",
+    "diagonal_submatrix_transpose",
+    "matmult_ptap",
+    "ksp",
+    "dmda",
+]
+LEAK_LINE = re.compile(r"^\[\s*\d+\]\s*\d+ bytes ", re.M)
+
+
+def ops(ranks):
+    return cached_worker("operations", ranks, 2)
+
+
+@pytest.mark.parametrize("check", CHECKS)
+@pytest.mark.parametrize("ranks", RANKS)
+def test_operation(ranks, check):
+    res = ops(ranks).check()
+    assert set(res["checks"]) == set(CHECKS)
+    assert res["checks"][check] == "ok", res["checks"][check]
+
+
+@pytest.mark.parametrize("ranks", RANKS)
+def test_results_keep_type(ranks):
+    info = ops(ranks).check()["info"]
+    hyb = "seqaijhybrid" if ranks == 1 else "mpiaijhybrid"
+    # (MatCreateSubMatrix of mpiaij* returns plain mpiaij in PETSc 3.18: not checked)
+    for k in ("matmult_type", "ptap_type", "transpose_type"):
+        assert info[k] == hyb, (k, info[k])
+    assert info["zerorows_builds_keep_True"] == 0
+
+
+def test_factorizations_found_their_solvers():
+    ksp = ops(1).check()["info"]["ksp"]
+    for tag in ("gmres/ilu/None", "cg/icc/None", "preonly/lu/petsc", "preonly/cholesky/petsc"):
+        assert any(k.startswith(tag) for k in ksp), (tag, ksp)
+
+
+@pytest.mark.parametrize("ranks", (1, 2))
+def test_no_leak_under_malloc_dump(ranks):
+    run = cached_worker("leak", ranks, 2, args=("-malloc_debug", "-malloc_dump"))
+    run.check()
+    leaks = LEAK_LINE.findall(run.output)
+    assert not leaks, "memory still allocated at PetscFinalize:\n" + run.output[-4000:]
+
+
+def test_leak_detection_works():
+    """The same worker with one deliberately leaked aijhybrid matrix must be caught."""
+    run = cached_worker("leak", 1, 2, args=("leak", "-malloc_debug", "-malloc_dump"))
+    run.check()
+    assert LEAK_LINE.search(run.output), run.describe()

@@ -1,0 +1,81 @@
+"""Generic small worker: build a 2D Laplacian with the matrix type chosen by the mode, multiply, and
+print facts (type, threads, partition) as JSON. Modes:
+  plain      : import petsc_aijhybrid, A.setFromOptions() (type from -mat_type / options)
+  noimport   : do NOT import petsc_aijhybrid (the plugin must come from -dll_append / PETSC_OPTIONS)
+  settype    : import, A.setType('aijhybrid')
+  optsdb     : import, set -mat_type aijhybrid through PETSc.Options(), then setFromOptions
+  dm         : import, DMDA with -dm_mat_type from the options database
+  twice      : import petsc_aijhybrid twice (reload) and call MatAIJHybridInitializePackage again
+  prefix     : import, A.setOptionsPrefix('foo_'), setType('aijhybrid'), setFromOptions
+  view       : import, setType, setFromOptions, assemble, A.viewFromOptions('-mat_view')
+usage: script.py MODE [PETSc options]
+"""
+
+import importlib
+import sys
+
+mode = sys.argv[1]
+import common as C  # noqa: E402
+
+C.init(sys.argv[2:], load_plugin=mode != "noimport")
+PETSc = C.PETSc
+
+
+def laplacian(A, n=12):
+    rs, re = A.getOwnershipRange()
+    for I in range(rs, re):
+        i, j = divmod(I, n)
+        A.setValue(I, I, 4.0)
+        for di, dj in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+            if 0 <= i + di < n and 0 <= j + dj < n:
+                A.setValue(I, (i + di) * n + j + dj, -1.0)
+    A.assemble()
+
+
+out = {"mode": mode, "size": C.size()}
+if mode == "dm":
+    da = PETSc.DMDA().create(dim=2, sizes=(12, 12), stencil_width=1, setup=False)
+    da.setFromOptions()
+    da.setUp()
+    A = da.createMatrix()
+    A.zeroEntries()
+    A.shift(1.0)
+else:
+    A = PETSc.Mat().create()
+    A.setSizes(144)
+    if mode == "prefix":
+        A.setOptionsPrefix("foo_")
+    if mode in ("settype", "prefix", "view"):
+        A.setType("aijhybrid")
+    if mode == "optsdb":
+        PETSc.Options()["mat_type"] = "aijhybrid"
+    A.setFromOptions()
+    A.setPreallocationNNZ((5, 4))
+    laplacian(A)
+if mode == "twice":
+    import petsc_aijhybrid
+
+    importlib.reload(petsc_aijhybrid)
+    import petsc_aijhybrid as again  # noqa: F401
+
+    assert C.ph._loader.lib().MatAIJHybridInitializePackage() == 0
+    assert C.ph.load() is C.ph._loader.lib()
+    B = PETSc.Mat().create()
+    B.setSizes(10)
+    B.setType("aijhybrid")
+    B.setUp()
+    B.assemble()
+    out["twice_type"] = B.getType()
+x, y = A.createVecRight(), A.createVecLeft()
+x.set(1.0)
+A.mult(x, y)
+out["type"] = A.getType()
+out["ysum"] = y.sum()
+if C.ph is not None and "aijhybrid" in A.getType():
+    out["threads"] = C.ph.get_num_threads(A)
+    out["partition"] = C.ph.get_partition_type(A)
+    out["row_cost"] = C.ph.get_row_cost(A)
+    out["diffusion"] = list(C.ph.get_diffusion(A))
+if mode == "view":
+    A.viewFromOptions("-mat_view")
+C.report(out)
