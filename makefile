@@ -49,7 +49,7 @@ SRC := src/register.c src/mat/context.c src/mat/seqaijhybrid.c src/mat/mpiaijhyb
 OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SRC))
 HDR := $(wildcard include/*.h src/*.h src/*/*.h)
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/ex*.c))
-UNIT     := $(BUILD)/tests/test_partition $(BUILD)/tests/thread_single
+UNIT     := $(BUILD)/tests/test_partition $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(filter-out tests/unit/test_partition.c,$(wildcard tests/unit/*.c)))
 
 .PHONY: all lib examples unit check-petsc setup run test test-harness install clean help
 all: lib examples unit
@@ -81,7 +81,7 @@ $(BUILD)/tests/test_partition: tests/unit/test_partition.c src/partition/partiti
 	@mkdir -p $(dir $@)
 	@echo "  CC   tests/unit/test_partition.c"
 	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) tests/unit/test_partition.c src/partition/partition.c -o $@ $(LIBPETSC) $(OPENMP)
-$(BUILD)/tests/thread_single: tests/unit/thread_single.c $(LIBNAME)
+$(BUILD)/tests/%: tests/unit/%.c $(LIBNAME) include/petscaijhybrid.h
 	@mkdir -p $(dir $@)
 	@echo "  CC   $<"
 	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) $< -o $@ $(LINK_AH)

@@ -1,6 +1,13 @@
-"""C unit tests of the pure partitioners (tests/unit/test_partition.c), run as one process."""
+"""C-level tests: the pure partitioners (tests/unit/test_partition.c, one process) and the
+assembly paths of a C application (tests/unit/assembly_paths.c: MatSetUp without preallocation,
+off-process ADD_VALUES), at 1 and 3 ranks with 2 threads, under -malloc_debug -malloc_dump."""
 import os
+import re
 import subprocess
+
+import pytest
+
+import mpirun
 
 BUILD = os.environ.get("AIJHYBRID_BUILD", os.path.join(os.path.dirname(__file__), "..", "build"))
 
@@ -14,3 +21,14 @@ def test_partitioners():
     last = out.stdout.strip().splitlines()[-1]
     npass, nfail = int(last.split()[0]), int(last.split()[2])
     assert nfail == 0 and npass > 1000, last
+
+
+@pytest.mark.parametrize("ranks", (1, 3))
+def test_assembly_paths(ranks):
+    exe = os.path.join(BUILD, "tests", "assembly_paths")
+    assert os.path.exists(exe), "build the unit tests first: make unit"
+    run = mpirun.run([exe, "-malloc_debug", "-malloc_dump"], ranks=ranks, threads=2)
+    assert run.rc == 0, run.describe()
+    assert "MatMult matches aij" in run.output and "MatMultTranspose matches aij" in run.output, run.describe()
+    leaks = [l for l in run.output.splitlines() if re.match(r"\s*\[\s*\d+\]\s*\d+ bytes", l)]
+    assert not leaks, "unfreed memory:\n" + "\n".join(leaks)

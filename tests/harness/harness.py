@@ -15,8 +15,8 @@ plugin run, unless
 
 Our own examples (--examples DIR, default <repo>/examples) are injected into the harness
 tree as src/mat/aijhybrid/tutorials (test names "mat_aijhybrid_tutorials-exN_suffix"),
-compiled with -I<include dir> and linked with -lpetscaijhybrid, and run once with the
-plugin options; every one of them must pass.
+compiled with -I<include dir> and linked with -lpetscaijhybrid, and run once (without
+extra options unless --examples-options is given); every one of them must pass.
 
 Exit status 0 iff there is no regression, no failing example, and every run that was
 asked for executed at least one test.  Standard library only.
