@@ -85,7 +85,18 @@ typedef struct {
   PetscInt           halo_nghost;
   PetscScalar       *ghost, *ghost_t; /* ghost values (forward) and ghost contributions (transpose) */
   PetscBool          warned;
+
+  /* per-thread busy time of forward products, accumulated since the thread count or mode changed */
+  double            *tstat;      /* AIJHYBRID_TSTAT_STRIDE doubles per thread (one cache line) */
+  PetscInt           tstat_T;    /* threads the statistics are for */
+  MatAIJHybridMode   tstat_mode; /* mode they are for */
+  PetscInt           nprod;      /* products accumulated */
 } Mat_AIJHybrid;
+
+#define AIJHYBRID_TSTAT_STRIDE 8
+#define AIJHYBRID_TSTAT_DIAG   0 /* diagonal block */
+#define AIJHYBRID_TSTAT_OFFD   1 /* off-diagonal block */
+#define AIJHYBRID_TSTAT_COMM   2 /* halo exchange driven by thread 0 (task mode) */
 
 PETSC_INTERN PetscLogEvent MATAIJHYBRID_Partition, MATAIJHYBRID_HaloBegin, MATAIJHYBRID_HaloEnd, MATAIJHYBRID_Diag, MATAIJHYBRID_Offdiag, MATAIJHYBRID_Transpose;
 PETSC_INTERN int           MatAIJHybrid_MPIThreadLevel;
@@ -97,6 +108,7 @@ PETSC_INTERN PetscErrorCode MatAIJHybridContextCopyOptions(Mat_AIJHybrid *, Mat_
 PETSC_INTERN PetscErrorCode MatAIJHybridContextCurrentParams(Mat_AIJHybrid *, AIJHybridPartParams *);
 PETSC_INTERN PetscErrorCode MatAIJHybridSetFromOptions_Private(Mat, AIJHybridOptionItems, Mat_AIJHybrid *);
 PETSC_INTERN MatAIJHybridMode MatAIJHybridEffectiveMode(Mat_AIJHybrid *, PetscInt);
+PETSC_INTERN PetscErrorCode MatAIJHybridThreadStatsPrepare(Mat_AIJHybrid *, PetscInt, MatAIJHybridMode);
 PETSC_INTERN PetscErrorCode MatAIJHybridView_Private(Mat, PetscViewer, Mat_AIJHybrid *);
 PETSC_INTERN PetscErrorCode MatAIJHybridRowPartUpdate(AIJHybridRowPart *, Mat, Mat, PetscBool, const AIJHybridPartParams *);
 PETSC_INTERN PetscErrorCode MatAIJHybridRowPartReset(AIJHybridRowPart *);

@@ -34,8 +34,9 @@ SUBSETS = {
     # factorizations: PETSc LU, MUMPS LU/Cholesky, SuperLU(_dist), ICC, LU with matrix reuse,
     # bjacobi/ASM with ILU blocks and redundant solves
     "factorization": [T + "ex52_*", T + "ex18_*", T + "ex6_*", T + "ex5_*", T + "ex7_*"],
-    # algebraic multigrid (GAMG smoothed aggregation, classical, ML) on 2D/3D elasticity
-    "gamg": [T + "ex54_*", T + "ex55_*", T + "ex56_*"],
+    # algebraic multigrid: GAMG (smoothed aggregation, classical), ML on 2D/3D elasticity, and
+    # HMG (GAMG/BoomerAMG inner solvers, products with MAIJ interpolations)
+    "amg": [T + "ex54_*", T + "ex55_*", T + "ex56_*", T + "ex4_*"],
 }
 
 

@@ -73,3 +73,13 @@ def test_leak_detection_works():
     run = cached_worker("leak", 1, 2, args=("leak", "-malloc_debug", "-malloc_dump"))
     run.check()
     assert LEAK_LINE.search(run.output), run.describe()
+
+
+def test_all_operations_free_everything():
+    """Every operation of the operations worker, at 2 ranks x 2 threads, under -malloc_debug
+    -malloc_dump: nothing the plugin allocates outlives PetscFinalize. (-malloc_debug makes the
+    GAMG solve slow, about 30 s here: hence the long timeout.)"""
+    run = cached_worker("operations", 2, 2, args=("-malloc_debug", "-malloc_dump"), timeout=600)
+    run.check()
+    leaks = LEAK_LINE.findall(run.output)
+    assert not leaks, "memory still allocated at PetscFinalize:\n" + run.output[-4000:]

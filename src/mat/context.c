@@ -66,6 +66,7 @@ PetscErrorCode MatAIJHybridContextDestroy(Mat_AIJHybrid **ctx)
   PetscCall(AIJHybridHaloDestroy(&(*ctx)->halo));
   PetscCall(MatDestroy(&(*ctx)->halo_block));
   PetscCall(PetscFree2((*ctx)->ghost, (*ctx)->ghost_t));
+  PetscCall(PetscFree((*ctx)->tstat));
   PetscCall(PetscFree(*ctx));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -276,6 +277,19 @@ PetscErrorCode MatAIJHybridSetFromOptions_Private(Mat A, AIJHybridOptionItems Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* (re)allocate and zero the per-thread statistics when the thread count or the mode changes */
+PetscErrorCode MatAIJHybridThreadStatsPrepare(Mat_AIJHybrid *ctx, PetscInt T, MatAIJHybridMode mode)
+{
+  PetscFunctionBegin;
+  if (ctx->tstat && ctx->tstat_T == T && ctx->tstat_mode == mode) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscFree(ctx->tstat));
+  PetscCall(PetscCalloc1(AIJHYBRID_TSTAT_STRIDE * T, &ctx->tstat));
+  ctx->tstat_T    = T;
+  ctx->tstat_mode = mode;
+  ctx->nprod      = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* the mode a product runs in: task needs >= 2 threads, an off-process part somewhere, and MPI_THREAD_FUNNELED */
 MatAIJHybridMode MatAIJHybridEffectiveMode(Mat_AIJHybrid *ctx, PetscInt nthreads)
 {
@@ -331,6 +345,28 @@ PetscErrorCode MatAIJHybridView_Private(Mat A, PetscViewer viewer, Mat_AIJHybrid
     for (PetscInt t = 0; ctx->diag.bounds && t <= ctx->diag.params.nthreads; t++) {
       PetscCall(PetscStrlen(line, &len));
       PetscCall(PetscSNPrintf(line + len, sizeof(line) - len, " %" PetscInt_FMT, ctx->diag.bounds[t]));
+    }
+    if (ctx->tstat && ctx->nprod) {
+      const PetscInt T = ctx->tstat_T;
+      double         busy, mx = 0, sum = 0, comm = ctx->tstat[AIJHYBRID_TSTAT_COMM], dmax = 0;
+
+      PetscCall(PetscStrlen(line, &len));
+      PetscCall(PetscSNPrintf(line + len, sizeof(line) - len, "\n[%d] %" PetscInt_FMT " products (%s mode); busy ms per product by thread (halo exchange + diagonal + off-diagonal):", rank, ctx->nprod, MatAIJHybridModes[ctx->tstat_mode]));
+      for (PetscInt t = 0; t < T; t++) {
+        const double *tt = ctx->tstat + AIJHYBRID_TSTAT_STRIDE * t;
+        busy             = tt[AIJHYBRID_TSTAT_DIAG] + tt[AIJHYBRID_TSTAT_OFFD] + tt[AIJHYBRID_TSTAT_COMM];
+        mx               = PetscMax(mx, busy);
+        sum += busy;
+        dmax = PetscMax(dmax, tt[AIJHYBRID_TSTAT_DIAG]);
+        PetscCall(PetscStrlen(line, &len));
+        PetscCall(PetscSNPrintf(line + len, sizeof(line) - len, " %.4g", 1e3 * busy / ctx->nprod));
+      }
+      PetscCall(PetscStrlen(line, &len));
+      PetscCall(PetscSNPrintf(line + len, sizeof(line) - len, "; measured imbalance %.3g", sum > 0 ? mx / (sum / T) : 1.0));
+      if (ctx->tstat_mode == MAT_AIJHYBRID_MODE_TASK && comm > 0) {
+        PetscCall(PetscStrlen(line, &len));
+        PetscCall(PetscSNPrintf(line + len, sizeof(line) - len, "; halo exchange %.4g ms against diagonal block %.4g ms per product: %.0f%% of the exchange hidden", 1e3 * comm / ctx->nprod, 1e3 * dmax / ctx->nprod, 100.0 * PetscMin(comm, dmax) / comm));
+      }
     }
     PetscCall(PetscViewerASCIIPushSynchronized(viewer));
     PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "%s\n", line));

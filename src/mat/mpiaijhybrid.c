@@ -71,6 +71,15 @@ static PetscErrorCode MatAIJHybridMPIPrepare(Mat A, Mat *Ad, Mat *Ao, MatAIJHybr
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* diagonal-block parts first, first + step, ... of a partition into Td parts: y = (z +) Ad x */
+static inline void DiagParts(PetscInt first, PetscInt step, PetscInt Td, const PetscInt *bounds, const PetscInt *di, const PetscInt *dj, const PetscScalar *da, const PetscScalar *xa, const PetscScalar *za, PetscScalar *ya)
+{
+  for (PetscInt t = first; t < Td; t += step) {
+    if (za) AIJHybridKernelMultAdd(bounds[t], bounds[t + 1], di, dj, da, xa, za, ya);
+    else AIJHybridKernelMult(bounds[t], bounds[t + 1], di, dj, da, xa, ya);
+  }
+}
+
 /*
   y = A x, or y = z + A x when z is given (z may be y).
 
@@ -82,7 +91,8 @@ static PetscErrorCode MatAIJHybridMPIPrepare(Mat A, Mat *Ad, Mat *Ao, MatAIJHybr
                over their partition (T-1 parts); a barrier; then all T threads multiply the
                off-diagonal block. Thread 0 takes no diagonal rows (see README: design notes).
   No PETSc call is made by a thread other than 0; errors of thread 0 are kept and checked after
-  the region.
+  the region. Each thread adds its busy time per phase to its own (padded) slot of ctx->tstat with
+  omp_get_wtime(): no PETSc call on workers.
 */
 static PetscErrorCode MatMultAdd_MPIAIJHybrid_Private(Mat A, Vec x, Vec z, Vec y)
 {
@@ -97,6 +107,7 @@ static PetscErrorCode MatMultAdd_MPIAIJHybrid_Private(Mat A, Vec x, Vec z, Vec y
 
   PetscFunctionBegin;
   PetscCall(MatAIJHybridMPIPrepare(A, &Ad, &Ao, &mode));
+  PetscCall(MatAIJHybridThreadStatsPrepare(ctx, ctx->diag.params.nthreads, mode));
   PetscCall(MatSeqAIJGetCSRAndMemType(Ad, &di, &dj, &da, NULL));
   PetscCall(MatSeqAIJGetCSRAndMemType(Ao, &oi, &oj, &oa, NULL));
   T       = ctx->diag.params.nthreads;
@@ -120,32 +131,29 @@ static PetscErrorCode MatMultAdd_MPIAIJHybrid_Private(Mat A, Vec x, Vec z, Vec y
 #pragma omp parallel num_threads(T)
   {
     const PetscInt nth = omp_get_num_threads(), tid = omp_get_thread_num();
+    double        *tt  = ctx->tstat + AIJHYBRID_TSTAT_STRIDE * tid, t0 = omp_get_wtime(), t1;
 
     if (mode == MAT_AIJHYBRID_MODE_VECTOR) {
-      for (PetscInt t = tid; t < Td; t += nth) {
-        if (za) AIJHybridKernelMultAdd(dbounds[t], dbounds[t + 1], di, dj, da, xa, za, ya);
-        else AIJHybridKernelMult(dbounds[t], dbounds[t + 1], di, dj, da, xa, ya);
-      }
+      DiagParts(tid, nth, Td, dbounds, di, dj, da, xa, za, ya);
     } else if (tid == 0) {
       ierr = AIJHybridHaloForwardBegin(&ctx->halo, xa, ghost);
       if (!ierr) ierr = AIJHybridHaloForwardEnd(&ctx->halo, xa, ghost);
-      if (nth == 1) { /* OpenMP gave no worker: do the diagonal block here */
-        for (PetscInt t = 0; t < Td; t++) {
-          if (za) AIJHybridKernelMultAdd(dbounds[t], dbounds[t + 1], di, dj, da, xa, za, ya);
-          else AIJHybridKernelMult(dbounds[t], dbounds[t + 1], di, dj, da, xa, ya);
-        }
-      }
+      tt[AIJHYBRID_TSTAT_COMM] += omp_get_wtime() - t0;
+      if (nth == 1) DiagParts(0, 1, Td, dbounds, di, dj, da, xa, za, ya); /* OpenMP gave no worker */
     } else {
-      for (PetscInt t = tid - 1; t < Td; t += nth - 1) {
-        if (za) AIJHybridKernelMultAdd(dbounds[t], dbounds[t + 1], di, dj, da, xa, za, ya);
-        else AIJHybridKernelMult(dbounds[t], dbounds[t + 1], di, dj, da, xa, ya);
-      }
+      DiagParts(tid - 1, nth - 1, Td, dbounds, di, dj, da, xa, za, ya);
     }
+    t1 = omp_get_wtime();
+    if (mode == MAT_AIJHYBRID_MODE_VECTOR || tid > 0 || nth == 1) tt[AIJHYBRID_TSTAT_DIAG] += t1 - t0;
 #pragma omp barrier
+    t0 = omp_get_wtime();
     if (!ierr) {
       for (PetscInt t = tid; t < To; t += nth) AIJHybridKernelMultAddRows(obounds[t], obounds[t + 1], orows, oi, oj, oa, ghost, ya);
     }
+    t1 = omp_get_wtime();
+    tt[AIJHYBRID_TSTAT_OFFD] += t1 - t0;
   }
+  ctx->nprod++;
   PetscCall(ierr);
   PetscCall(PetscLogEventEnd(MATAIJHYBRID_Diag, A, 0, 0, 0));
 

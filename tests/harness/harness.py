@@ -461,25 +461,33 @@ def head_file(path, nlines):
         return []
 
 
-_CMD_RE = re.compile(r'^(?P<cmd>.*\S)\s+>\s*(?P<out>\S+)\s+2>\s*(?P<err>\S+)\s*$', re.S)
+# Redirections in the command lines the harness writes to <rundir>/<label>.sh, e.g.
+#   mpiexec -n 2 ../ex2 ... > ex2_1.tmp 2> runex2_1.err
+#   petscdiff REF ex2_1.tmp > diff-runex2_1.out 2> diff-runex2_1.out
+# or, with alternative reference files, "petscdiff REF ACT > diff-runex2_1-0.out 2> ... || ...".
+_REDIR_RE = re.compile(r'(?<![<>&\w])(\d?>)\s*([^\s&;|][^\s;|]*)')
+_DIFF_ACT_RE = re.compile(r'(?<=\s)(\S+)\s+>\s*(diff-\S+)')
 
 
 def sub_command(rundir, label):
-    """The exact command the harness ran for one TAP label (it writes it to <label>.sh)."""
+    """(command text, files it redirects to) of the harness's command for one TAP label."""
     path = os.path.join(rundir, label + '.sh')
     try:
         with open(path) as fh:
             text = fh.read().strip()
     except OSError:
         return None
-    m = _CMD_RE.match(text)
-    if not m:
-        return None
-    return m.group('cmd'), m.group('out'), m.group('err')
+    targets = []
+    for m in _REDIR_RE.finditer(text):
+        if m.group(2) not in targets:
+            targets.append(m.group(2))
+    return text, targets
 
 
 def failure_excerpt(rundir, labels, nlines):
-    """Start of the diff (or of stdout/stderr for a failed run) of each failing label."""
+    """Start of the diff (or of stdout/stderr for a failed run) of each failing label.
+
+    With alternative reference files the first diff shown is the one against the main one."""
     lines = []
     for label in labels:
         sc = sub_command(rundir, label) if rundir else None
@@ -487,12 +495,10 @@ def failure_excerpt(rundir, labels, nlines):
         if sc is None:
             lines.append('    (no command file found in %s)' % rundir)
             continue
-        cmd, out, err = sc
-        shown = set()
-        for f in (out, err):
-            if f in shown:
-                continue
-            shown.add(f)
+        text, targets = sc
+        if label.startswith('diff-'):
+            targets = [t for t in targets if t.startswith('diff-')][:1] or targets[:1]
+        for f in targets:
             body = head_file(os.path.join(rundir, f), nlines)
             if body:
                 lines.extend('    ' + l for l in body)
@@ -500,7 +506,10 @@ def failure_excerpt(rundir, labels, nlines):
 
 
 def type_name_only(rundir, labels):
-    """True iff every failing label is a diff that passes after mapping type names back."""
+    """True iff every failing label is a diff that passes after mapping type names back.
+
+    The harness's own diff command (petscdiff with the test's filters, and its alternative
+    reference files) is rerun on a copy of the actual output with the type names mapped."""
     if not rundir or not labels:
         return False, 'no run directory'
     for label in labels:
@@ -509,29 +518,38 @@ def type_name_only(rundir, labels):
         sc = sub_command(rundir, label)
         if sc is None:
             return False, 'cannot read the diff command of %s' % label
-        cmd, _, _ = sc
-        # The harness's diff command is "<petscdiff [flags, filters]> <reference> <actual>".
-        m = re.match(r'^(?P<head>.*\s)(?P<actual>\S+)$', cmd, re.S)
-        if not m:
-            return False, 'cannot parse %r' % cmd
-        actual = m.group('actual')
+        text = sc[0]
+        actuals = {m.group(1) for m in _DIFF_ACT_RE.finditer(text)}
+        if len(actuals) != 1:
+            return False, 'cannot find the compared output in %r' % text
+        actual = actuals.pop()
         apath = os.path.join(rundir, actual)
         try:
             with open(apath, errors='surrogateescape') as fh:
-                text = fh.read()
+                out = fh.read()
         except OSError:
             return False, 'no output file %s' % apath
         for a, b in TYPE_NAME_SUBST:
-            text = text.replace(a, b)
+            out = out.replace(a, b)
         norm = actual + '.typenames'
         with open(os.path.join(rundir, norm), 'w', errors='surrogateescape') as fh:
-            fh.write(text)
-        newcmd = '%s%s > %s 2>&1' % (m.group('head'), shlex.quote(norm), shlex.quote(label + '.typenames.out'))
+            fh.write(out)
+        newcmd = re.sub(r'(?<=\s)%s(?=\s)' % re.escape(actual), lambda m: shlex.quote(norm), text)
+        newcmd = re.sub(r'(\d?>\s*)(diff-\S+?)\.out(?=\s|$)', r'\1\2.typenames.out', newcmd)
         p = subprocess.run(['bash', '-c', newcmd], cwd=rundir, stdout=subprocess.DEVNULL,
                            stderr=subprocess.DEVNULL)
         if p.returncode != 0:
-            return False, 'diff remains after type-name mapping (%s)' % os.path.join(rundir, label + '.typenames.out')
+            return False, 'diff remains after type-name mapping (%s)' % ', '.join(
+                os.path.join(rundir, f) for f in typenames_outputs(rundir, label))
     return True, ''
+
+
+def typenames_outputs(rundir, label):
+    """The diff outputs written by type_name_only() for a label (first: main reference)."""
+    sc = sub_command(rundir, label)
+    if sc is None:
+        return []
+    return [re.sub(r'\.out$', '.typenames.out', t) for t in sc[1] if t.startswith('diff-')]
 
 
 def read_exceptions(path):
@@ -699,7 +717,8 @@ def main(argv=None):
                 failing = counts['failures'] if counts else []
                 rd = rundirs.rundir(tdir['plugin'], n)
                 tno, why = (False, 'no result') if p != FAIL else type_name_only(rd, failing)
-                mapped = [os.path.join(rd, l + '.typenames.out') for l in failing if rd] if p == FAIL else []
+                mapped = [os.path.join(rd, f) for l in failing if rd and p == FAIL
+                          for f in typenames_outputs(rd, l)[:1]]
                 mapped = [m for m in mapped if os.path.isfile(m)]
                 exc = match_exception(exceptions, n)
                 tap = read_tap(tdir['plugin'])
