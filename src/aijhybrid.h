@@ -108,6 +108,7 @@ PETSC_INTERN PetscErrorCode MatAIJHybridContextCopyOptions(Mat_AIJHybrid *, Mat_
 PETSC_INTERN PetscErrorCode MatAIJHybridContextCurrentParams(Mat_AIJHybrid *, AIJHybridPartParams *);
 PETSC_INTERN PetscErrorCode MatAIJHybridSetFromOptions_Private(Mat, AIJHybridOptionItems, Mat_AIJHybrid *);
 PETSC_INTERN MatAIJHybridMode MatAIJHybridEffectiveMode(Mat_AIJHybrid *, PetscInt);
+PETSC_INTERN PetscErrorCode MatProductSetFromOptions_AIJHybrid_Anytype(Mat);
 PETSC_INTERN PetscErrorCode MatAIJHybridThreadStatsPrepare(Mat_AIJHybrid *, PetscInt, MatAIJHybridMode);
 PETSC_INTERN PetscErrorCode MatAIJHybridView_Private(Mat, PetscViewer, Mat_AIJHybrid *);
 PETSC_INTERN PetscErrorCode MatAIJHybridRowPartUpdate(AIJHybridRowPart *, Mat, Mat, PetscBool, const AIJHybridPartParams *);

@@ -323,6 +323,7 @@ static PetscErrorCode MatAIJHybridMPIStrip(Mat B)
   B->spptr = NULL;
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_mpiaijhybrid_mpiaij_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_mpiaij_mpiaijhybrid_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_anytype_C", NULL));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIAIJ));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -384,6 +385,7 @@ PetscErrorCode MatConvert_MPIAIJ_MPIAIJHybrid(Mat A, MatType type, MatReuse reus
   B->ops->convert          = MatConvert_MPIAIJHybrid_Any;
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_mpiaijhybrid_mpiaij_C", MatConvert_MPIAIJHybrid_MPIAIJ));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_mpiaij_mpiaijhybrid_C", MatConvert_MPIAIJ_MPIAIJHybrid));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_anytype_C", MatProductSetFromOptions_AIJHybrid_Anytype));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIAIJHYBRID));
   if (B->assembled) PetscCall(MatAIJHybridMPISetUp(B));
   *newmat = B;

@@ -203,6 +203,7 @@ static PetscErrorCode MatAIJHybridSeqStrip(Mat B)
   B->spptr = NULL;
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqaijhybrid_seqaij_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqaij_seqaijhybrid_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_anytype_C", NULL));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQAIJ));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -264,6 +265,7 @@ PetscErrorCode MatConvert_SeqAIJ_SeqAIJHybrid(Mat A, MatType type, MatReuse reus
   B->ops->convert          = MatConvert_SeqAIJHybrid_Any;
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqaijhybrid_seqaij_C", MatConvert_SeqAIJHybrid_SeqAIJ));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_seqaij_seqaijhybrid_C", MatConvert_SeqAIJ_SeqAIJHybrid));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_anytype_C", MatProductSetFromOptions_AIJHybrid_Anytype));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATSEQAIJHYBRID));
   if (B->assembled) {
     AIJHybridPartParams params;
