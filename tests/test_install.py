@@ -1,0 +1,45 @@
+"""`make install PREFIX=...`: library, header, pkg-config file and Python package land in the
+prefix; pkg-config resolves the flags (Requires: PETSc >= 3.18); the installed Python package
+loads the installed library; a C program built with the pkg-config flags runs."""
+import os
+import subprocess
+
+import mpirun
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PETSC_PC = [d for d in ("/usr/lib/petsc/lib/pkgconfig",) if os.path.isdir(d)]
+
+
+def test_make_install(tmp_path):
+    prefix = str(tmp_path / "prefix")
+    env = dict(os.environ)
+    env.pop("AIJHYBRID_LIB", None)
+    env.pop("AIJHYBRID_BUILD", None)
+    r = subprocess.run(["make", "-C", REPO, "install", "PREFIX=" + prefix], capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    for f in ("lib/libpetscaijhybrid.so", "include/petscaijhybrid.h", "lib/pkgconfig/petscaijhybrid.pc",
+              "lib/python3/dist-packages/petsc_aijhybrid/__init__.py"):
+        assert os.path.exists(os.path.join(prefix, f)), f
+    pc = open(os.path.join(prefix, "lib/pkgconfig/petscaijhybrid.pc")).read()
+    assert "Requires: PETSc >= 3.18" in pc, pc
+
+    env["PKG_CONFIG_PATH"] = ":".join([os.path.join(prefix, "lib/pkgconfig")] + PETSC_PC)
+    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "petscaijhybrid"], capture_output=True, text=True, env=env)
+    assert flags.returncode == 0, flags.stderr
+    assert "-lpetscaijhybrid" in flags.stdout and "-I" + os.path.join(prefix, "include") in flags.stdout, flags.stdout
+
+    # a C application built only from the pkg-config flags
+    exe = str(tmp_path / "thread_single")
+    cc = subprocess.run(["mpicc", os.path.join(REPO, "tests/unit/thread_single.c"), "-o", exe] + flags.stdout.split(), capture_output=True, text=True)
+    assert cc.returncode == 0, cc.stderr
+    run = mpirun.run([exe], ranks=1, threads=2)
+    assert run.rc == 0 and "products match aij" in run.output, run.describe()
+
+    # the installed Python package loads the installed library
+    env["PYTHONPATH"] = os.path.join(prefix, "lib/python3/dist-packages")
+    code = ("import petsc_aijhybrid as p; from petsc4py import PETSc\n"
+            "A = PETSc.Mat().create(); A.setSizes([3, 3]); A.setType('aijhybrid'); A.setUp(); A.assemble()\n"
+            "print(p.library_path(), A.getType())")
+    py = subprocess.run(["/usr/bin/python3", "-c", code], capture_output=True, text=True, env=env, cwd=str(tmp_path), timeout=120)
+    assert py.returncode == 0, py.stdout + py.stderr
+    assert py.stdout.split() == [os.path.join(prefix, "lib/libpetscaijhybrid.so"), "seqaijhybrid"], py.stdout
