@@ -44,7 +44,7 @@ LIBDIR      := $(BUILD)/lib
 LIBNAME     := $(LIBDIR)/libpetscaijhybrid.so
 LINK_AH     := -L$(LIBDIR) -Wl,-rpath,$(LIBDIR) -lpetscaijhybrid $(LIBPETSC) $(OPENMP)
 
-SRC := src/register.c src/mat/context.c src/mat/seqaijhybrid.c src/mat/mpiaijhybrid.c \
+SRC := src/register.c $(wildcard src/mat/*.c) \
        src/partition/partition.c src/exchange/halo.c
 OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SRC))
 HDR := $(wildcard include/*.h src/*.h src/*/*.h)

@@ -67,8 +67,20 @@ typedef struct {
   AIJHybridRowPart part;           /* partition of the columns (rows of the transpose) */
 } AIJHybridTranspose;
 
+/* what differs between seqaijhybrid and mpiaijhybrid (src/mat/type.c does the rest) */
 typedef struct {
-  struct _MatOps parentops; /* AIJ's operations, saved when the type was set; we chain to them */
+  MatType     type, base;         /* e.g. seqaijhybrid, seqaij */
+  const char *to_base, *from_base; /* names of the composed converters */
+  PetscErrorCode (*mult)(Mat, Vec, Vec);
+  PetscErrorCode (*multadd)(Mat, Vec, Vec, Vec);
+  PetscErrorCode (*multtranspose)(Mat, Vec, Vec);
+  PetscErrorCode (*multtransposeadd)(Mat, Vec, Vec, Vec);
+  PetscErrorCode (*setup)(Mat); /* build the caches of an assembled matrix (collective) */
+} AIJHybridTypeInfo;
+
+typedef struct {
+  struct _MatOps           parentops; /* AIJ's operations, saved when the type was set; we chain to them */
+  const AIJHybridTypeInfo *info;      /* seq or mpi specifics */
 
   /* options */
   AIJHybridPartParams params;
@@ -101,7 +113,10 @@ typedef struct {
 PETSC_INTERN PetscLogEvent MATAIJHYBRID_Partition, MATAIJHYBRID_HaloBegin, MATAIJHYBRID_HaloEnd, MATAIJHYBRID_Diag, MATAIJHYBRID_Offdiag, MATAIJHYBRID_Transpose;
 PETSC_INTERN int           MatAIJHybrid_MPIThreadLevel;
 
-/* context: options, caches, views (src/mat/context.c) */
+/* context (src/mat/context.c), caches (cache.c), options (options.c), views (view.c), products with other types (product.c) */
+PETSC_INTERN PetscInt       MatAIJHybridDefaultNumThreads(void);
+PETSC_INTERN PetscErrorCode MatAIJHybridGetVecArrays(Vec, Vec, Vec, const PetscScalar **, const PetscScalar **, PetscScalar **);
+PETSC_INTERN PetscErrorCode MatAIJHybridRestoreVecArrays(Vec, Vec, Vec, const PetscScalar **, const PetscScalar **, PetscScalar **);
 PETSC_INTERN PetscErrorCode MatAIJHybridContextCreate(Mat, Mat_AIJHybrid **);
 PETSC_INTERN PetscErrorCode MatAIJHybridContextDestroy(Mat_AIJHybrid **);
 PETSC_INTERN PetscErrorCode MatAIJHybridContextCopyOptions(Mat_AIJHybrid *, Mat_AIJHybrid *);
@@ -119,8 +134,9 @@ PETSC_INTERN PetscErrorCode MatAIJHybridTransposeReset(AIJHybridTranspose *);
 /* type constructors and converters */
 PETSC_INTERN PetscErrorCode MatCreate_SeqAIJHybrid(Mat);
 PETSC_INTERN PetscErrorCode MatCreate_MPIAIJHybrid(Mat);
-PETSC_INTERN PetscErrorCode MatConvert_SeqAIJ_SeqAIJHybrid(Mat, MatType, MatReuse, Mat *);
-PETSC_INTERN PetscErrorCode MatConvert_MPIAIJ_MPIAIJHybrid(Mat, MatType, MatReuse, Mat *);
+PETSC_INTERN PetscErrorCode MatConvert_AIJ_AIJHybrid(Mat, MatType, MatReuse, Mat *);
+PETSC_INTERN PetscErrorCode MatConvert_AIJHybrid_AIJ(Mat, MatType, MatReuse, Mat *);
+PETSC_INTERN const AIJHybridTypeInfo AIJHybridSeqInfo, AIJHybridMPIInfo;
 
 #define MatAIJHybridGetContext(A) ((Mat_AIJHybrid *)(A)->spptr)
 

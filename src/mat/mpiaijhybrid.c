@@ -10,8 +10,6 @@
 */
 #include "../aijhybrid.h"
 
-static PetscErrorCode MatConvert_MPIAIJHybrid_MPIAIJ(Mat, MatType, MatReuse, Mat *);
-
 /*
   MatAIJHybridMPISetUp - collective: rebuild the halo exchange if any rank's off-diagonal block
   (its ghost columns) changed, and the local partitions if their keys changed
@@ -117,11 +115,7 @@ static PetscErrorCode MatMultAdd_MPIAIJHybrid_Private(Mat A, Vec x, Vec z, Vec y
   obounds = ctx->offd.bounds;
   orows   = ctx->offd.rows;
   ghost   = ctx->ghost;
-  PetscCall(VecGetArrayRead(x, &xa));
-  if (z && z != y) PetscCall(VecGetArrayRead(z, &za));
-  if (z) PetscCall(VecGetArray(y, &ya));
-  else PetscCall(VecGetArrayWrite(y, &ya));
-  if (z == y) za = ya;
+  PetscCall(MatAIJHybridGetVecArrays(x, z, y, &xa, &za, &ya));
 
   if (mode == MAT_AIJHYBRID_MODE_VECTOR) {
     PetscCall(AIJHybridHaloForwardBegin(&ctx->halo, xa, ghost));
@@ -157,10 +151,7 @@ static PetscErrorCode MatMultAdd_MPIAIJHybrid_Private(Mat A, Vec x, Vec z, Vec y
   PetscCall(ierr);
   PetscCall(PetscLogEventEnd(MATAIJHYBRID_Diag, A, 0, 0, 0));
 
-  PetscCall(VecRestoreArrayRead(x, &xa));
-  if (z && z != y) PetscCall(VecRestoreArrayRead(z, &za));
-  if (z) PetscCall(VecRestoreArray(y, &ya));
-  else PetscCall(VecRestoreArrayWrite(y, &ya));
+  PetscCall(MatAIJHybridRestoreVecArrays(x, z, y, &xa, &za, &ya));
   PetscCall(PetscLogFlops(2.0 * (ctx->diag.nz + ctx->offd.nz) - (z ? 0 : A->rmap->n)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -205,11 +196,7 @@ static PetscErrorCode MatMultTransposeAdd_MPIAIJHybrid_Private(Mat A, Vec x, Vec
   PetscCall(MatSeqAIJGetCSRAndMemType(Ao, NULL, NULL, &oa, NULL));
   T       = params.nthreads;
   ghost_t = ctx->ghost_t;
-  PetscCall(VecGetArrayRead(x, &xa));
-  if (z && z != y) PetscCall(VecGetArrayRead(z, &za));
-  if (z) PetscCall(VecGetArray(y, &ya));
-  else PetscCall(VecGetArrayWrite(y, &ya));
-  if (z == y) za = ya;
+  PetscCall(MatAIJHybridGetVecArrays(x, z, y, &xa, &za, &ya));
   PetscCall(PetscLogEventBegin(MATAIJHYBRID_Transpose, A, 0, 0, 0));
 #pragma omp parallel num_threads(T)
   {
@@ -222,10 +209,7 @@ static PetscErrorCode MatMultTransposeAdd_MPIAIJHybrid_Private(Mat A, Vec x, Vec
   PetscCall(PetscLogEventEnd(MATAIJHYBRID_Transpose, A, 0, 0, 0));
   PetscCall(AIJHybridHaloReverseBegin(&ctx->halo, ghost_t, ya));
   PetscCall(AIJHybridHaloReverseEnd(&ctx->halo, ghost_t, ya));
-  PetscCall(VecRestoreArrayRead(x, &xa));
-  if (z && z != y) PetscCall(VecRestoreArrayRead(z, &za));
-  if (z) PetscCall(VecRestoreArray(y, &ya));
-  else PetscCall(VecRestoreArrayWrite(y, &ya));
+  PetscCall(MatAIJHybridRestoreVecArrays(x, z, y, &xa, &za, &ya));
   PetscCall(PetscLogFlops(2.0 * (td->nz + to->nz)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -244,153 +228,7 @@ static PetscErrorCode MatMultTransposeAdd_MPIAIJHybrid(Mat A, Vec x, Vec z, Vec 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatAssemblyEnd_MPIAIJHybrid(Mat A, MatAssemblyType mode)
-{
-  Mat_AIJHybrid *ctx = MatAIJHybridGetContext(A);
-
-  PetscFunctionBegin;
-  PetscCall((*ctx->parentops.assemblyend)(A, mode));
-  if (mode == MAT_FLUSH_ASSEMBLY) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatAIJHybridMPISetUp(A));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatDuplicate_MPIAIJHybrid(Mat A, MatDuplicateOption op, Mat *B)
-{
-  Mat_AIJHybrid *ctx = MatAIJHybridGetContext(A);
-
-  PetscFunctionBegin;
-  PetscCall((*ctx->parentops.duplicate)(A, op, B)); /* creates *B as mpiaijhybrid */
-  PetscCall(MatAIJHybridContextCopyOptions(ctx, MatAIJHybridGetContext(*B)));
-  if ((*B)->assembled) PetscCall(MatAIJHybridMPISetUp(*B));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatSetFromOptions_MPIAIJHybrid(Mat A, AIJHybridOptionItems PetscOptionsObject)
-{
-  Mat_AIJHybrid *ctx = MatAIJHybridGetContext(A);
-
-  PetscFunctionBegin;
-  if (ctx->parentops.setfromoptions) PetscCall((*ctx->parentops.setfromoptions)(A, PetscOptionsObject));
-  PetscCall(MatAIJHybridSetFromOptions_Private(A, PetscOptionsObject, ctx));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatView_MPIAIJHybrid(Mat A, PetscViewer viewer)
-{
-  Mat_AIJHybrid *ctx = MatAIJHybridGetContext(A);
-
-  PetscFunctionBegin;
-  PetscCall((*ctx->parentops.view)(A, viewer));
-  PetscCall(MatAIJHybridView_Private(A, viewer, ctx));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* conversion to any other type: through mpiaij, whose converters are fast */
-static PetscErrorCode MatConvert_MPIAIJHybrid_Any(Mat A, MatType type, MatReuse reuse, Mat *newmat)
-{
-  Mat tmp = NULL;
-
-  PetscFunctionBegin;
-  if (reuse == MAT_INPLACE_MATRIX) {
-    PetscCall(MatConvert_MPIAIJHybrid_MPIAIJ(A, MATMPIAIJ, MAT_INPLACE_MATRIX, &A));
-    PetscCall(MatConvert(A, type, MAT_INPLACE_MATRIX, &A));
-  } else {
-    PetscCall(MatConvert_MPIAIJHybrid_MPIAIJ(A, MATMPIAIJ, MAT_INITIAL_MATRIX, &tmp));
-    PetscCall(MatConvert(tmp, type, reuse, newmat));
-    PetscCall(MatDestroy(&tmp));
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* strip the hybrid layer from B in place: B becomes a plain mpiaij */
-static PetscErrorCode MatAIJHybridMPIStrip(Mat B)
-{
-  Mat_AIJHybrid *ctx = MatAIJHybridGetContext(B);
-
-  PetscFunctionBegin;
-  B->ops->mult             = ctx->parentops.mult;
-  B->ops->multadd          = ctx->parentops.multadd;
-  B->ops->multtranspose    = ctx->parentops.multtranspose;
-  B->ops->multtransposeadd = ctx->parentops.multtransposeadd;
-  B->ops->assemblyend      = ctx->parentops.assemblyend;
-  B->ops->destroy          = ctx->parentops.destroy;
-  B->ops->duplicate        = ctx->parentops.duplicate;
-  B->ops->setfromoptions   = ctx->parentops.setfromoptions;
-  B->ops->view             = ctx->parentops.view;
-  B->ops->convert          = ctx->parentops.convert;
-  PetscCall(MatAIJHybridContextDestroy(&ctx));
-  B->spptr = NULL;
-  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_mpiaijhybrid_mpiaij_C", NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_mpiaij_mpiaijhybrid_C", NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_anytype_C", NULL));
-  PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIAIJ));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatConvert_MPIAIJHybrid_MPIAIJ(Mat A, MatType type, MatReuse reuse, Mat *newmat)
-{
-  Mat B = *newmat;
-
-  PetscFunctionBegin;
-  if (reuse == MAT_REUSE_MATRIX) {
-    PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
-  else B = A;
-  PetscCall(MatAIJHybridMPIStrip(B));
-  *newmat = B;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatDestroy_MPIAIJHybrid(Mat A)
-{
-  Mat_AIJHybrid *ctx = MatAIJHybridGetContext(A);
-  PetscErrorCode (*destroy)(Mat) = ctx->parentops.destroy;
-
-  PetscFunctionBegin;
-  PetscCall(MatAIJHybridMPIStrip(A));
-  PetscCall((*destroy)(A));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/*
-  MatConvert_MPIAIJ_MPIAIJHybrid - converts an mpiaij matrix (new, in place, or into an existing
-  mpiaijhybrid) into an mpiaijhybrid one; called by MatCreate_MPIAIJHybrid() and MatConvert()
-*/
-PetscErrorCode MatConvert_MPIAIJ_MPIAIJHybrid(Mat A, MatType type, MatReuse reuse, Mat *newmat)
-{
-  Mat            B = *newmat;
-  Mat_AIJHybrid *ctx;
-
-  PetscFunctionBegin;
-  if (reuse == MAT_REUSE_MATRIX) {
-    PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
-  else B = A;
-  PetscCall(MatAIJHybridContextCreate(B, &ctx));
-  B->spptr                 = ctx;
-  B->ops->mult             = MatMult_MPIAIJHybrid;
-  B->ops->multadd          = MatMultAdd_MPIAIJHybrid;
-  B->ops->multtranspose    = MatMultTranspose_MPIAIJHybrid;
-  B->ops->multtransposeadd = MatMultTransposeAdd_MPIAIJHybrid;
-  B->ops->assemblyend      = MatAssemblyEnd_MPIAIJHybrid;
-  B->ops->destroy          = MatDestroy_MPIAIJHybrid;
-  B->ops->duplicate        = MatDuplicate_MPIAIJHybrid;
-  B->ops->setfromoptions   = MatSetFromOptions_MPIAIJHybrid;
-  B->ops->view             = MatView_MPIAIJHybrid;
-  B->ops->convert          = MatConvert_MPIAIJHybrid_Any;
-  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_mpiaijhybrid_mpiaij_C", MatConvert_MPIAIJHybrid_MPIAIJ));
-  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatConvert_mpiaij_mpiaijhybrid_C", MatConvert_MPIAIJ_MPIAIJHybrid));
-  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_anytype_C", MatProductSetFromOptions_AIJHybrid_Anytype));
-  PetscCall(PetscObjectChangeTypeName((PetscObject)B, MATMPIAIJHYBRID));
-  if (B->assembled) PetscCall(MatAIJHybridMPISetUp(B));
-  *newmat = B;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+const AIJHybridTypeInfo AIJHybridMPIInfo = {MATMPIAIJHYBRID, MATMPIAIJ, "MatConvert_mpiaijhybrid_mpiaij_C", "MatConvert_mpiaij_mpiaijhybrid_C", MatMult_MPIAIJHybrid, MatMultAdd_MPIAIJHybrid, MatMultTranspose_MPIAIJHybrid, MatMultTransposeAdd_MPIAIJHybrid, MatAIJHybridMPISetUp};
 
 /*MC
    MATMPIAIJHYBRID - "mpiaijhybrid" - a `MATMPIAIJ` matrix whose products run with OpenMP threads
@@ -415,6 +253,6 @@ PetscErrorCode MatCreate_MPIAIJHybrid(Mat A)
 {
   PetscFunctionBegin;
   PetscCall(MatSetType(A, MATMPIAIJ));
-  PetscCall(MatConvert_MPIAIJ_MPIAIJHybrid(A, MATMPIAIJHYBRID, MAT_INPLACE_MATRIX, &A));
+  PetscCall(MatConvert_AIJ_AIJHybrid(A, MATMPIAIJHYBRID, MAT_INPLACE_MATRIX, &A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,0 +1,195 @@
+/*
+   Caches built at assembly and checked before every product: the thread partitions of the rows of
+   each block, and the CSC patterns of the blocks for the race-free transposes. Each is keyed on
+   the block's identity and nonzero pattern and on the partition parameters.
+*/
+#include "../aijhybrid.h"
+
+PetscErrorCode MatAIJHybridRowPartReset(AIJHybridRowPart *p)
+{
+  PetscFunctionBegin;
+  if (p->owns_ref) PetscCall(MatDestroy(&p->block));
+  p->block    = NULL;
+  p->owns_ref = PETSC_FALSE;
+  PetscCall(PetscFree(p->rows));
+  PetscCall(PetscFree(p->rowptr));
+  PetscCall(PetscFree(p->bounds));
+  p->nrows = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode MatAIJHybridTransposeReset(AIJHybridTranspose *t)
+{
+  PetscFunctionBegin;
+  if (t->owns_ref) PetscCall(MatDestroy(&t->block));
+  t->block    = NULL;
+  t->owns_ref = PETSC_FALSE;
+  PetscCall(PetscFree3(t->ti, t->tj, t->perm));
+  PetscCall(MatAIJHybridRowPartReset(&t->part));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscBool SameParams(const AIJHybridPartParams *a, const AIJHybridPartParams *b)
+{
+  return (PetscBool)(a->nthreads == b->nthreads && a->type == b->type && a->row_cost == b->row_cost && a->diffusion_tol == b->diffusion_tol && a->diffusion_max_it == b->diffusion_max_it);
+}
+
+/* compute p->bounds for n rows with cumulative nonzeros rowptr */
+static PetscErrorCode RowPartBuildBounds(AIJHybridRowPart *p, PetscInt n, const PetscInt *rowptr, const AIJHybridPartParams *params)
+{
+  const PetscInt T = params->nthreads;
+  AIJHybridCost  cost;
+  PetscLogDouble t0, t1;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(MATAIJHYBRID_Partition, 0, 0, 0, 0));
+  PetscCall(PetscTime(&t0));
+  PetscCall(PetscFree(p->bounds));
+  PetscCall(PetscMalloc1(T + 1, &p->bounds));
+  cost.n      = n;
+  cost.rowptr = rowptr;
+  cost.c      = params->type == MAT_AIJHYBRID_PARTITION_ROWS ? 1.0 : params->row_cost;
+  p->sweeps   = 0;
+  if (n == 0) {
+    for (PetscInt t = 0; t <= T; t++) p->bounds[t] = 0;
+  } else {
+    switch (params->type) {
+    case MAT_AIJHYBRID_PARTITION_ROWS:
+      PetscCall(AIJHybridPartitionRows(n, T, p->bounds));
+      break;
+    case MAT_AIJHYBRID_PARTITION_NNZ:
+      PetscCall(AIJHybridPartitionGreedy(&cost, T, p->bounds));
+      break;
+    case MAT_AIJHYBRID_PARTITION_DIFFUSION:
+      PetscCall(AIJHybridPartitionDiffusion(&cost, T, params->diffusion_tol, params->diffusion_max_it, p->bounds, &p->sweeps));
+      break;
+    case MAT_AIJHYBRID_PARTITION_OPTIMAL:
+      PetscCall(AIJHybridPartitionOptimal(&cost, T, p->bounds));
+      break;
+    }
+  }
+  /* imbalance is always reported in nonzeros + row cost, the quantity the kernel streams */
+  cost.c = params->row_cost;
+  if (n > 0) PetscCall(AIJHybridPartitionImbalance(&cost, T, p->bounds, &p->imbalance));
+  else p->imbalance = 1.0;
+  p->params = *params;
+  p->nrows  = n;
+  PetscCall(PetscTime(&t1));
+  p->build_time = t1 - t0;
+  p->builds++;
+  PetscCall(PetscLogEventEnd(MATAIJHYBRID_Partition, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode BlockCSR(Mat block, PetscInt *m, const PetscInt **ai, const PetscInt **aj, PetscObjectState *state)
+{
+  PetscFunctionBegin;
+  *m = block->rmap->n;
+  PetscCall(MatGetNonzeroState(block, state));
+  PetscCall(MatSeqAIJGetCSRAndMemType(block, ai, aj, NULL, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  MatAIJHybridRowPartUpdate - (re)build the thread partition of block's rows if the block, its
+  nonzero pattern or the parameters changed since it was built; otherwise nothing. Local, cheap
+  when valid (a few comparisons), so it is safe to call before every product.
+
+  A is the matrix owning the context: a block other than A is referenced so that its address
+  cannot be reused by a new block while the cache remembers it.
+*/
+PetscErrorCode MatAIJHybridRowPartUpdate(AIJHybridRowPart *p, Mat A, Mat block, PetscBool compressed, const AIJHybridPartParams *params)
+{
+  const PetscInt  *ai, *aj;
+  PetscInt         m, nz;
+  PetscObjectState state;
+
+  PetscFunctionBegin;
+  PetscCall(BlockCSR(block, &m, &ai, &aj, &state));
+  nz = m ? ai[m] : 0;
+  if (p->bounds && p->block == block && p->nzstate == state && p->m == m && p->nz == nz && p->compressed == compressed && SameParams(&p->params, params)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (p->block != block || p->nzstate != state || p->m != m || p->nz != nz || p->compressed != compressed) {
+    PetscInt builds = p->builds;
+
+    PetscCall(MatAIJHybridRowPartReset(p));
+    p->builds = builds;
+    if (block != A) {
+      PetscCall(PetscObjectReference((PetscObject)block));
+      p->owns_ref = PETSC_TRUE;
+    }
+    p->block      = block;
+    p->nzstate    = state;
+    p->m          = m;
+    p->nz         = nz;
+    p->compressed = compressed;
+    if (compressed) {
+      PetscInt k = 0;
+      for (PetscInt i = 0; i < m; i++)
+        if (ai[i + 1] > ai[i]) k++;
+      PetscCall(PetscMalloc1(k, &p->rows));
+      PetscCall(PetscMalloc1(k + 1, &p->rowptr));
+      k = 0;
+      for (PetscInt i = 0; i < m; i++)
+        if (ai[i + 1] > ai[i]) {
+          p->rows[k]   = i;
+          p->rowptr[k] = ai[i];
+          k++;
+        }
+      p->rowptr[k] = nz;
+      p->nrows     = k;
+    }
+  }
+  PetscCall(RowPartBuildBounds(p, compressed ? p->nrows : m, compressed ? p->rowptr : ai, params));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  MatAIJHybridTransposeUpdate - (re)build the CSC pattern of block (entries of each column in
+  increasing row order, so each transposed sum runs in the order SeqAIJ's transpose uses) and the
+  thread partition of its columns. Values are read through perm from the block at product time,
+  so changed values need no rebuild.
+*/
+PetscErrorCode MatAIJHybridTransposeUpdate(AIJHybridTranspose *t, Mat A, Mat block, const AIJHybridPartParams *params)
+{
+  const PetscInt  *ai, *aj;
+  PetscInt         m, n = block->cmap->n, nz;
+  PetscObjectState state;
+
+  PetscFunctionBegin;
+  PetscCall(BlockCSR(block, &m, &ai, &aj, &state));
+  nz = m ? ai[m] : 0;
+  if (!(t->ti && t->block == block && t->nzstate == state && t->m == m && t->n == n && t->nz == nz)) {
+    PetscInt *fill;
+
+    PetscCall(MatAIJHybridTransposeReset(t));
+    if (block != A) {
+      PetscCall(PetscObjectReference((PetscObject)block));
+      t->owns_ref = PETSC_TRUE;
+    }
+    t->block   = block;
+    t->nzstate = state;
+    t->m       = m;
+    t->n       = n;
+    t->nz      = nz;
+    PetscCall(PetscLogEventBegin(MATAIJHYBRID_Partition, 0, 0, 0, 0));
+    PetscCall(PetscMalloc3(n + 1, &t->ti, nz, &t->tj, nz, &t->perm));
+    PetscCall(PetscArrayzero(t->ti, n + 1));
+    for (PetscInt k = 0; k < nz; k++) t->ti[aj[k] + 1]++;
+    for (PetscInt c = 0; c < n; c++) t->ti[c + 1] += t->ti[c];
+    PetscCall(PetscMalloc1(n, &fill));
+    PetscCall(PetscArraycpy(fill, t->ti, n));
+    for (PetscInt i = 0; i < m; i++) {
+      for (PetscInt k = ai[i]; k < ai[i + 1]; k++) {
+        const PetscInt pos = fill[aj[k]]++;
+        t->tj[pos]         = i;
+        t->perm[pos]       = k;
+      }
+    }
+    PetscCall(PetscFree(fill));
+    PetscCall(PetscLogEventEnd(MATAIJHYBRID_Partition, 0, 0, 0, 0));
+    PetscCall(PetscFree(t->part.bounds)); /* force the column partition to be rebuilt */
+  }
+  if (!t->part.bounds || !SameParams(&t->part.params, params)) PetscCall(RowPartBuildBounds(&t->part, n, t->ti, params));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+

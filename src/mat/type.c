@@ -1,0 +1,171 @@
+/*
+   The type layer shared by seqaijhybrid and mpiaijhybrid: turning an AIJ matrix into an aijhybrid
+   one and back (install/strip), and the operations that only chain to AIJ and add the plugin's
+   part (assembly end, duplicate, options, view, destroy, conversion to other types). What differs
+   between the two types is in their AIJHybridTypeInfo: the products and the cache setup.
+*/
+#include "../aijhybrid.h"
+
+static const AIJHybridTypeInfo *InfoOf(Mat A)
+{
+  return MatAIJHybridGetContext(A)->info;
+}
+
+static PetscErrorCode MatAssemblyEnd_AIJHybrid(Mat A, MatAssemblyType mode)
+{
+  Mat_AIJHybrid *ctx = MatAIJHybridGetContext(A);
+
+  PetscFunctionBegin;
+  PetscCall((*ctx->parentops.assemblyend)(A, mode));
+  if (mode == MAT_FLUSH_ASSEMBLY) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall((*ctx->info->setup)(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* AIJ's duplicate creates the copy with MatSetType(type_name) (our create runs) but not our assembly end */
+static PetscErrorCode MatDuplicate_AIJHybrid(Mat A, MatDuplicateOption op, Mat *B)
+{
+  Mat_AIJHybrid *ctx = MatAIJHybridGetContext(A);
+
+  PetscFunctionBegin;
+  PetscCall((*ctx->parentops.duplicate)(A, op, B));
+  PetscCall(MatAIJHybridContextCopyOptions(ctx, MatAIJHybridGetContext(*B)));
+  if ((*B)->assembled) PetscCall((*ctx->info->setup)(*B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSetFromOptions_AIJHybrid(Mat A, AIJHybridOptionItems PetscOptionsObject)
+{
+  Mat_AIJHybrid *ctx = MatAIJHybridGetContext(A);
+
+  PetscFunctionBegin;
+  if (ctx->parentops.setfromoptions) PetscCall((*ctx->parentops.setfromoptions)(A, PetscOptionsObject));
+  PetscCall(MatAIJHybridSetFromOptions_Private(A, PetscOptionsObject, ctx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatView_AIJHybrid(Mat A, PetscViewer viewer)
+{
+  Mat_AIJHybrid *ctx = MatAIJHybridGetContext(A);
+
+  PetscFunctionBegin;
+  PetscCall((*ctx->parentops.view)(A, viewer));
+  PetscCall(MatAIJHybridView_Private(A, viewer, ctx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* strip the hybrid layer from B in place: B becomes a plain seqaij/mpiaij again */
+static PetscErrorCode MatAIJHybridStrip(Mat B)
+{
+  Mat_AIJHybrid           *ctx  = MatAIJHybridGetContext(B);
+  const AIJHybridTypeInfo *info = ctx->info;
+
+  PetscFunctionBegin;
+  B->ops->mult             = ctx->parentops.mult;
+  B->ops->multadd          = ctx->parentops.multadd;
+  B->ops->multtranspose    = ctx->parentops.multtranspose;
+  B->ops->multtransposeadd = ctx->parentops.multtransposeadd;
+  B->ops->assemblyend      = ctx->parentops.assemblyend;
+  B->ops->destroy          = ctx->parentops.destroy;
+  B->ops->duplicate        = ctx->parentops.duplicate;
+  B->ops->setfromoptions   = ctx->parentops.setfromoptions;
+  B->ops->view             = ctx->parentops.view;
+  B->ops->convert          = ctx->parentops.convert;
+  PetscCall(MatAIJHybridContextDestroy(&ctx));
+  B->spptr = NULL;
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, info->to_base, NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, info->from_base, NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_anytype_C", NULL));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)B, info->base));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  MatConvert_AIJHybrid_AIJ - aijhybrid to seqaij/mpiaij, every MatReuse mode; composed as
+  "MatConvert_<type>_<base>_C"
+*/
+PetscErrorCode MatConvert_AIJHybrid_AIJ(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  Mat B = *newmat;
+
+  PetscFunctionBegin;
+  if (reuse == MAT_REUSE_MATRIX) {
+    PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+  else B = A;
+  PetscCall(MatAIJHybridStrip(B));
+  *newmat = B;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* conversion to any other type: through seqaij/mpiaij, whose converters are fast */
+static PetscErrorCode MatConvert_AIJHybrid_Any(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  Mat tmp = NULL;
+
+  PetscFunctionBegin;
+  if (reuse == MAT_INPLACE_MATRIX) {
+    PetscCall(MatConvert_AIJHybrid_AIJ(A, InfoOf(A)->base, MAT_INPLACE_MATRIX, &A));
+    PetscCall(MatConvert(A, type, MAT_INPLACE_MATRIX, &A));
+  } else {
+    PetscCall(MatConvert_AIJHybrid_AIJ(A, InfoOf(A)->base, MAT_INITIAL_MATRIX, &tmp));
+    PetscCall(MatConvert(tmp, type, reuse, newmat));
+    PetscCall(MatDestroy(&tmp));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDestroy_AIJHybrid(Mat A)
+{
+  PetscErrorCode (*destroy)(Mat) = MatAIJHybridGetContext(A)->parentops.destroy;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridStrip(A));
+  PetscCall((*destroy)(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  MatConvert_AIJ_AIJHybrid - seqaij/mpiaij to aijhybrid (new, in place, or into an existing
+  aijhybrid matrix); called by the create functions and, composed as "MatConvert_<base>_<type>_C",
+  by MatConvert() and MatSetType() on an assembled matrix
+*/
+PetscErrorCode MatConvert_AIJ_AIJHybrid(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  Mat                      B = *newmat;
+  Mat_AIJHybrid           *ctx;
+  const AIJHybridTypeInfo *info;
+  PetscBool                mpi;
+
+  PetscFunctionBegin;
+  if (reuse == MAT_REUSE_MATRIX) {
+    PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIAIJ, &mpi));
+  info = mpi ? &AIJHybridMPIInfo : &AIJHybridSeqInfo;
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+  else B = A;
+  PetscCall(MatAIJHybridContextCreate(B, &ctx));
+  ctx->info                = info;
+  B->spptr                 = ctx;
+  B->ops->mult             = info->mult;
+  B->ops->multadd          = info->multadd;
+  B->ops->multtranspose    = info->multtranspose;
+  B->ops->multtransposeadd = info->multtransposeadd;
+  B->ops->assemblyend      = MatAssemblyEnd_AIJHybrid;
+  B->ops->destroy          = MatDestroy_AIJHybrid;
+  B->ops->duplicate        = MatDuplicate_AIJHybrid;
+  B->ops->setfromoptions   = MatSetFromOptions_AIJHybrid;
+  B->ops->view             = MatView_AIJHybrid;
+  B->ops->convert          = MatConvert_AIJHybrid_Any;
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, info->to_base, MatConvert_AIJHybrid_AIJ));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, info->from_base, MatConvert_AIJ_AIJHybrid));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_anytype_C", MatProductSetFromOptions_AIJHybrid_Anytype));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)B, info->type));
+  if (B->assembled) PetscCall((*info->setup)(B));
+  *newmat = B;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

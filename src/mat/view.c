@@ -1,0 +1,87 @@
+/*
+   What the aijhybrid types add to MatView(): ASCII_INFO lines (threads, mode, partition, MPI
+   thread level, imbalance) and, for ASCII_INFO_DETAIL, one line per rank with the partition and the
+   measured per-thread times.
+*/
+#include "../aijhybrid.h"
+#include <petscviewer.h>
+
+PetscErrorCode MatAIJHybridView_Private(Mat A, PetscViewer viewer, Mat_AIJHybrid *ctx)
+{
+  PetscBool         iascii;
+  PetscViewerFormat format;
+  PetscMPIInt       size, rank;
+  PetscReal         imb[2], gimb[2];
+  const char       *level = "unknown";
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &iascii));
+  if (!iascii) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscViewerGetFormat(viewer, &format));
+  if (format != PETSC_VIEWER_ASCII_INFO && format != PETSC_VIEWER_ASCII_INFO_DETAIL) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)A), &rank));
+  switch (MatAIJHybrid_MPIThreadLevel) {
+  case MPI_THREAD_SINGLE:
+    level = "MPI_THREAD_SINGLE";
+    break;
+  case MPI_THREAD_FUNNELED:
+    level = "MPI_THREAD_FUNNELED";
+    break;
+  case MPI_THREAD_SERIALIZED:
+    level = "MPI_THREAD_SERIALIZED";
+    break;
+  case MPI_THREAD_MULTIPLE:
+    level = "MPI_THREAD_MULTIPLE";
+    break;
+  }
+  imb[0] = ctx->diag.bounds ? ctx->diag.imbalance : 1.0;
+  imb[1] = ctx->offd.bounds ? ctx->offd.imbalance : 1.0;
+  PetscCallMPI(MPI_Allreduce(imb, gimb, 2, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)A)));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: %" PetscInt_FMT " OpenMP threads per rank, mode %s, partition %s (row cost %g), MPI thread level %s\n", ctx->params.nthreads, MatAIJHybridModes[MatAIJHybridEffectiveMode(ctx, ctx->params.nthreads)], MatAIJHybridPartitionTypes[ctx->params.type], (double)ctx->params.row_cost, level));
+  if (size > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: load imbalance (max/mean cost per thread, worst rank): diagonal block %.4g, off-diagonal block %.4g\n", (double)gimb[0], (double)gimb[1]));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: load imbalance (max/mean cost per thread): %.4g\n", (double)gimb[0]));
+  if (format == PETSC_VIEWER_ASCII_INFO_DETAIL) {
+    char   line[4096];
+    size_t len;
+
+    PetscCall(PetscSNPrintf(line, sizeof(line), "[%d] rows %" PetscInt_FMT ": diagonal imbalance %.4g (%" PetscInt_FMT " sweeps, built %" PetscInt_FMT " times, last in %.3g s)", rank, A->rmap->n, (double)imb[0], ctx->diag.sweeps, ctx->diag.builds, (double)ctx->diag.build_time));
+    if (size > 1) {
+      PetscCall(PetscStrlen(line, &len));
+      PetscCall(PetscSNPrintf(line + len, sizeof(line) - len, ", off-diagonal %" PetscInt_FMT " non-empty rows, imbalance %.4g, %" PetscInt_FMT " ghosts", ctx->offd.nrows, (double)imb[1], ctx->halo_nghost));
+    }
+    PetscCall(PetscStrlcat(line, "; thread row bounds:", sizeof(line)));
+    for (PetscInt t = 0; ctx->diag.bounds && t <= ctx->diag.params.nthreads; t++) {
+      PetscCall(PetscStrlen(line, &len));
+      PetscCall(PetscSNPrintf(line + len, sizeof(line) - len, " %" PetscInt_FMT, ctx->diag.bounds[t]));
+    }
+    if (ctx->tstat && ctx->nprod) {
+      const PetscInt T = ctx->tstat_T;
+      double         busy, mx = 0, sum = 0, comm = ctx->tstat[AIJHYBRID_TSTAT_COMM], dmax = 0;
+
+      PetscCall(PetscStrlen(line, &len));
+      PetscCall(PetscSNPrintf(line + len, sizeof(line) - len, "\n[%d] %" PetscInt_FMT " products (%s mode); busy ms per product by thread (halo exchange + diagonal + off-diagonal):", rank, ctx->nprod, MatAIJHybridModes[ctx->tstat_mode]));
+      for (PetscInt t = 0; t < T; t++) {
+        const double *tt = ctx->tstat + AIJHYBRID_TSTAT_STRIDE * t;
+        busy             = tt[AIJHYBRID_TSTAT_DIAG] + tt[AIJHYBRID_TSTAT_OFFD] + tt[AIJHYBRID_TSTAT_COMM];
+        mx               = PetscMax(mx, busy);
+        sum += busy;
+        dmax = PetscMax(dmax, tt[AIJHYBRID_TSTAT_DIAG]);
+        PetscCall(PetscStrlen(line, &len));
+        PetscCall(PetscSNPrintf(line + len, sizeof(line) - len, " %.4g", 1e3 * busy / ctx->nprod));
+      }
+      PetscCall(PetscStrlen(line, &len));
+      PetscCall(PetscSNPrintf(line + len, sizeof(line) - len, "; measured imbalance %.3g", sum > 0 ? mx / (sum / T) : 1.0));
+      if (ctx->tstat_mode == MAT_AIJHYBRID_MODE_TASK && comm > 0) {
+        PetscCall(PetscStrlen(line, &len));
+        PetscCall(PetscSNPrintf(line + len, sizeof(line) - len, "; halo exchange %.4g ms against diagonal block %.4g ms per product: %.0f%% of the exchange hidden", 1e3 * comm / ctx->nprod, 1e3 * dmax / ctx->nprod, 100.0 * PetscMin(comm, dmax) / comm));
+      }
+    }
+    PetscCall(PetscViewerASCIIPushSynchronized(viewer));
+    PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "%s\n", line));
+    PetscCall(PetscViewerFlush(viewer));
+    PetscCall(PetscViewerASCIIPopSynchronized(viewer));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
