@@ -54,6 +54,31 @@ static PetscErrorCode MatView_AIJHybrid(Mat A, PetscViewer viewer)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+  The graph a coarsener (GAMG's MIS, HEM, ...) works on is made by AIJ's creategraph as a matrix of
+  the same type; some coarseners recognise only the exact type name mpiaij (PETSc 3.18's HEM
+  crashes otherwise), and the graph is never multiplied by the application: hand it back as AIJ.
+*/
+#if PETSC_VERSION_LT(3, 21, 0)
+static PetscErrorCode MatCreateGraph_AIJHybrid(Mat A, PetscBool sym, PetscBool scale, PetscReal filter, Mat *graph)
+#else
+static PetscErrorCode MatCreateGraph_AIJHybrid(Mat A, PetscBool sym, PetscBool scale, PetscReal filter, PetscInt num_idx, PetscInt index[], Mat *graph)
+#endif
+{
+  Mat_AIJHybrid *ctx = MatAIJHybridGetContext(A);
+  PetscBool      ours;
+
+  PetscFunctionBegin;
+#if PETSC_VERSION_LT(3, 21, 0)
+  PetscCall((*ctx->parentops.creategraph)(A, sym, scale, filter, graph));
+#else
+  PetscCall((*ctx->parentops.creategraph)(A, sym, scale, filter, num_idx, index, graph));
+#endif
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)*graph, &ours, MATSEQAIJHYBRID, MATMPIAIJHYBRID, ""));
+  if (ours) PetscCall(MatConvert_AIJHybrid_AIJ(*graph, MatAIJHybridGetContext(*graph)->info->base, MAT_INPLACE_MATRIX, graph));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* strip the hybrid layer from B in place: B becomes a plain seqaij/mpiaij again */
 static PetscErrorCode MatAIJHybridStrip(Mat B)
 {
@@ -71,6 +96,7 @@ static PetscErrorCode MatAIJHybridStrip(Mat B)
   B->ops->setfromoptions   = ctx->parentops.setfromoptions;
   B->ops->view             = ctx->parentops.view;
   B->ops->convert          = ctx->parentops.convert;
+  B->ops->creategraph      = ctx->parentops.creategraph;
   PetscCall(MatAIJHybridContextDestroy(&ctx));
   B->spptr = NULL;
   PetscCall(PetscObjectComposeFunction((PetscObject)B, info->to_base, NULL));
@@ -161,6 +187,7 @@ PetscErrorCode MatConvert_AIJ_AIJHybrid(Mat A, MatType type, MatReuse reuse, Mat
   B->ops->setfromoptions   = MatSetFromOptions_AIJHybrid;
   B->ops->view             = MatView_AIJHybrid;
   B->ops->convert          = MatConvert_AIJHybrid_Any;
+  if (ctx->parentops.creategraph) B->ops->creategraph = MatCreateGraph_AIJHybrid;
   PetscCall(PetscObjectComposeFunction((PetscObject)B, info->to_base, MatConvert_AIJHybrid_AIJ));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, info->from_base, MatConvert_AIJ_AIJHybrid));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_anytype_C", MatProductSetFromOptions_AIJHybrid_Anytype));
