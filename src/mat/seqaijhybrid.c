@@ -134,8 +134,15 @@ const AIJHybridTypeInfo AIJHybridSeqInfo = {MATSEQAIJHYBRID, MATSEQAIJ, "MatConv
 M*/
 PetscErrorCode MatCreate_SeqAIJHybrid(Mat A)
 {
+  /* layouts already set up: MatSetType() is re-typing a matrix that was set up or preallocated */
+  const PetscBool wasset = (PetscBool)(A->rmap->setupcalled && A->cmap->setupcalled);
+
   PetscFunctionBegin;
   PetscCall(MatSetType(A, MATSEQAIJ));
   PetscCall(MatConvert_AIJ_AIJHybrid(A, MATSEQAIJHYBRID, MAT_INPLACE_MATRIX, &A));
+  /* MatSetType() dropped that preallocation; a matrix set up before -mat_type aijhybrid (MatSetUp(),
+     then MatSetFromOptions()) must stay usable as it does with -mat_type aij, where re-typing is a
+     no-op: set it up again (a later MatXAIJSetPreallocation() replaces this default one) */
+  if (wasset) PetscCall(MatSetUp(A));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
