@@ -32,3 +32,15 @@ def test_assembly_paths(ranks):
     assert "MatMult matches aij" in run.output and "MatMultTranspose matches aij" in run.output, run.describe()
     leaks = [l for l in run.output.splitlines() if re.match(r"\s*\[\s*\d+\]\s*\d+ bytes", l)]
     assert not leaks, "unfreed memory:\n" + "\n".join(leaks)
+
+
+@pytest.mark.parametrize("ranks", (1, 2))
+def test_retype_after_setup(ranks):
+    """MatSetUp(), then -mat_type aijhybrid through MatSetFromOptions(), then values: works as with aij."""
+    exe = os.path.join(BUILD, "tests", "retype_after_setup")
+    assert os.path.exists(exe), "build the unit tests first: make unit"
+    run = mpirun.run([exe, "-mat_type", "aijhybrid", "-malloc_debug", "-malloc_dump"], ranks=ranks, threads=2)
+    assert run.rc == 0, run.describe()
+    assert "aijhybrid set up before its type was chosen: MatMult matches aij" in run.output, run.describe()
+    leaks = [l for l in run.output.splitlines() if re.match(r"\s*\[\s*\d+\]\s*\d+ bytes", l)]
+    assert not leaks, "unfreed memory:\n" + "\n".join(leaks)
