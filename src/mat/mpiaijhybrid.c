@@ -1,10 +1,12 @@
 /*
    MATMPIAIJHYBRID: a MATMPIAIJ whose products run with OpenMP threads inside each rank.
 
-   One product, top to bottom (MatMultAdd_MPIAIJHybrid_Private):
-     main thread: halo exchange of the ghost values of x (all MPI here, outside any parallel region)
-     all threads: diagonal block over their rows, then the non-empty rows of the off-diagonal
-                  block over a separate partition, in one parallel region
+   One product, top to bottom (MatMultAdd_MPIAIJHybrid_Private), in one parallel region:
+     task mode:   thread 0 (the main thread) drives the halo exchange of the ghost values of x
+                  while threads 1..T-1 multiply the diagonal block over their rows;
+     vector mode: the main thread completes the exchange first, then all threads do the diagonal block;
+     then, after a barrier, all threads multiply the non-empty rows of the off-diagonal block
+     over a separate partition. Every MPI call is made by the main thread.
    The partitions, the exchange and the ghost buffers are prepared at assembly end and cached on
    the nonzero pattern; a product only checks that they are still valid.
 */
@@ -87,7 +89,7 @@ static inline void DiagParts(PetscInt first, PetscInt step, PetscInt Td, const P
   task mode:   one parallel region: thread 0 (the main thread, so MPI_THREAD_FUNNELED suffices)
                begins and ends the halo exchange while threads 1..T-1 multiply the diagonal block
                over their partition (T-1 parts); a barrier; then all T threads multiply the
-               off-diagonal block. Thread 0 takes no diagonal rows (see README: design notes).
+               off-diagonal block. Thread 0 takes no diagonal rows (README, "What the type does").
   No PETSc call is made by a thread other than 0; errors of thread 0 are kept and checked after
   the region. Each thread adds its busy time per phase to its own (padded) slot of ctx->tstat with
   omp_get_wtime(): no PETSc call on workers.
