@@ -134,6 +134,8 @@ PETSC_INTERN PetscErrorCode MatAIJHybridTransposeReset(AIJHybridTranspose *);
 /* type constructors and converters */
 PETSC_INTERN PetscErrorCode MatCreate_SeqAIJHybrid(Mat);
 PETSC_INTERN PetscErrorCode MatCreate_MPIAIJHybrid(Mat);
+PETSC_INTERN PetscErrorCode MatAIJHybridSnapshotBaseOps(Mat, PetscBool);
+PETSC_INTERN PetscErrorCode MatAIJHybridContextEnsure(Mat);
 PETSC_INTERN PetscErrorCode MatConvert_AIJ_AIJHybrid(Mat, MatType, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatConvert_AIJHybrid_AIJ(Mat, MatType, MatReuse, Mat *);
 PETSC_INTERN const AIJHybridTypeInfo AIJHybridSeqInfo, AIJHybridMPIInfo;

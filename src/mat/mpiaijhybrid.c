@@ -18,7 +18,7 @@
 */
 static PetscErrorCode MatAIJHybridMPISetUp(Mat A)
 {
-  Mat_AIJHybrid      *ctx = MatAIJHybridGetContext(A);
+  Mat_AIJHybrid      *ctx;
   Mat                 Ad, Ao;
   const PetscInt     *garray;
   PetscInt            nghost;
@@ -26,6 +26,8 @@ static PetscErrorCode MatAIJHybridMPISetUp(Mat A)
   AIJHybridPartParams params;
 
   PetscFunctionBegin;
+  PetscCall(MatAIJHybridContextEnsure(A));
+  ctx = MatAIJHybridGetContext(A);
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
   nghost   = Ao->cmap->n;
   local[0] = (PetscMPIInt)(Ao != ctx->halo_block || nghost != ctx->halo_nghost || !ctx->halo.sf); /* changed here */
@@ -54,10 +56,12 @@ static PetscErrorCode MatAIJHybridMPISetUp(Mat A)
 /* local checks before a product: the exchange must match the blocks (it is only rebuilt collectively) */
 static PetscErrorCode MatAIJHybridMPIPrepare(Mat A, Mat *Ad, Mat *Ao, MatAIJHybridMode *mode)
 {
-  Mat_AIJHybrid      *ctx = MatAIJHybridGetContext(A);
+  Mat_AIJHybrid      *ctx;
   AIJHybridPartParams params;
 
   PetscFunctionBegin;
+  PetscCall(MatAIJHybridContextEnsure(A));
+  ctx = MatAIJHybridGetContext(A);
   PetscCall(MatMPIAIJGetSeqAIJ(A, Ad, Ao, NULL));
   PetscCheck(ctx->halo.sf && *Ao == ctx->halo_block && (*Ao)->cmap->n == ctx->halo_nghost, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The off-diagonal block of this %s matrix changed without MatAssemblyEnd(); call MatAssemblyBegin/End() after changing the matrix", MATMPIAIJHYBRID);
   PetscCall(MatAIJHybridContextCurrentParams(ctx, &params));
@@ -96,7 +100,7 @@ static inline void DiagParts(PetscInt first, PetscInt step, PetscInt Td, const P
 */
 static PetscErrorCode MatMultAdd_MPIAIJHybrid_Private(Mat A, Vec x, Vec z, Vec y)
 {
-  Mat_AIJHybrid     *ctx = MatAIJHybridGetContext(A);
+  Mat_AIJHybrid     *ctx;
   Mat                Ad, Ao;
   const PetscInt    *di, *dj, *oi, *oj, *dbounds, *obounds, *orows;
   PetscScalar       *da, *oa, *ya, *ghost;
@@ -106,6 +110,8 @@ static PetscErrorCode MatMultAdd_MPIAIJHybrid_Private(Mat A, Vec x, Vec z, Vec y
   PetscErrorCode     ierr = PETSC_SUCCESS;
 
   PetscFunctionBegin;
+  PetscCall(MatAIJHybridContextEnsure(A));
+  ctx = MatAIJHybridGetContext(A);
   PetscCall(MatAIJHybridMPIPrepare(A, &Ad, &Ao, &mode));
   PetscCall(MatAIJHybridThreadStatsPrepare(ctx, ctx->diag.params.nthreads, mode));
   PetscCall(MatSeqAIJGetCSRAndMemType(Ad, &di, &dj, &da, NULL));
@@ -180,8 +186,8 @@ static PetscErrorCode MatMultAdd_MPIAIJHybrid(Mat A, Vec x, Vec z, Vec y)
 */
 static PetscErrorCode MatMultTransposeAdd_MPIAIJHybrid_Private(Mat A, Vec x, Vec z, Vec y)
 {
-  Mat_AIJHybrid      *ctx = MatAIJHybridGetContext(A);
-  AIJHybridTranspose *td = &ctx->tdiag, *to = &ctx->toffd;
+  Mat_AIJHybrid      *ctx;
+  AIJHybridTranspose *td, *to;
   AIJHybridPartParams params;
   MatAIJHybridMode    mode;
   Mat                 Ad, Ao;
@@ -190,6 +196,10 @@ static PetscErrorCode MatMultTransposeAdd_MPIAIJHybrid_Private(Mat A, Vec x, Vec
   PetscInt            T;
 
   PetscFunctionBegin;
+  PetscCall(MatAIJHybridContextEnsure(A));
+  ctx = MatAIJHybridGetContext(A);
+  td  = &ctx->tdiag;
+  to  = &ctx->toffd;
   PetscCall(MatAIJHybridMPIPrepare(A, &Ad, &Ao, &mode));
   PetscCall(MatAIJHybridContextCurrentParams(ctx, &params));
   PetscCall(MatAIJHybridTransposeUpdate(td, A, Ad, &params));
@@ -258,6 +268,7 @@ PetscErrorCode MatCreate_MPIAIJHybrid(Mat A)
 
   PetscFunctionBegin;
   PetscCall(MatSetType(A, MATMPIAIJ));
+  PetscCall(MatAIJHybridSnapshotBaseOps(A, PETSC_TRUE));
   PetscCall(MatConvert_AIJ_AIJHybrid(A, MATMPIAIJHYBRID, MAT_INPLACE_MATRIX, &A));
   /* MatSetType() dropped that preallocation; a matrix set up before -mat_type aijhybrid (MatSetUp(),
      then MatSetFromOptions()) must stay usable as it does with -mat_type aij, where re-typing is a

@@ -9,6 +9,7 @@ static PetscErrorCode MatAIJHybridSeqPrepare(Mat A, Mat_AIJHybrid **ctx, const P
   AIJHybridPartParams params;
 
   PetscFunctionBegin;
+  PetscCall(MatAIJHybridContextEnsure(A));
   *ctx = MatAIJHybridGetContext(A);
   PetscCall(MatAIJHybridContextCurrentParams(*ctx, &params));
   PetscCall(MatAIJHybridRowPartUpdate(&(*ctx)->diag, A, A, PETSC_FALSE, &params));
@@ -19,7 +20,7 @@ static PetscErrorCode MatAIJHybridSeqPrepare(Mat A, Mat_AIJHybrid **ctx, const P
 /* y = A x, or y = z + A x when z is given (z may be y) */
 static PetscErrorCode MatMultAdd_SeqAIJHybrid_Private(Mat A, Vec x, Vec z, Vec y)
 {
-  Mat_AIJHybrid     *ctx;
+  Mat_AIJHybrid     *ctx = NULL;
   const PetscInt    *ai, *aj, *bounds;
   PetscScalar       *aa, *ya;
   const PetscScalar *xa, *za = NULL;
@@ -62,14 +63,17 @@ static PetscErrorCode MatMultAdd_SeqAIJHybrid(Mat A, Vec x, Vec z, Vec y)
 /* y = A^T x, or y = z + A^T x, through the cached CSC pattern: each thread owns columns */
 static PetscErrorCode MatMultTransposeAdd_SeqAIJHybrid_Private(Mat A, Vec x, Vec z, Vec y)
 {
-  Mat_AIJHybrid      *ctx = MatAIJHybridGetContext(A);
+  Mat_AIJHybrid      *ctx;
   AIJHybridPartParams params;
-  AIJHybridTranspose *t = &ctx->tdiag;
+  AIJHybridTranspose *t;
   PetscScalar        *aa, *ya;
   const PetscScalar  *xa, *za = NULL;
   PetscInt            T;
 
   PetscFunctionBegin;
+  PetscCall(MatAIJHybridContextEnsure(A));
+  ctx = MatAIJHybridGetContext(A);
+  t   = &ctx->tdiag;
   PetscCall(MatAIJHybridContextCurrentParams(ctx, &params));
   PetscCall(MatAIJHybridTransposeUpdate(t, A, A, &params));
   PetscCall(MatSeqAIJGetCSRAndMemType(A, NULL, NULL, &aa, NULL));
@@ -104,10 +108,12 @@ static PetscErrorCode MatMultTransposeAdd_SeqAIJHybrid(Mat A, Vec x, Vec z, Vec 
 /* build the caches of an assembled matrix: the thread partition of its rows */
 static PetscErrorCode MatAIJHybridSeqSetUp(Mat A)
 {
-  Mat_AIJHybrid      *ctx = MatAIJHybridGetContext(A);
+  Mat_AIJHybrid      *ctx;
   AIJHybridPartParams params;
 
   PetscFunctionBegin;
+  PetscCall(MatAIJHybridContextEnsure(A));
+  ctx = MatAIJHybridGetContext(A);
   PetscCall(MatAIJHybridContextCurrentParams(ctx, &params));
   PetscCall(MatAIJHybridRowPartUpdate(&ctx->diag, A, A, PETSC_FALSE, &params));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -139,6 +145,7 @@ PetscErrorCode MatCreate_SeqAIJHybrid(Mat A)
 
   PetscFunctionBegin;
   PetscCall(MatSetType(A, MATSEQAIJ));
+  PetscCall(MatAIJHybridSnapshotBaseOps(A, PETSC_FALSE));
   PetscCall(MatConvert_AIJ_AIJHybrid(A, MATSEQAIJHYBRID, MAT_INPLACE_MATRIX, &A));
   /* MatSetType() dropped that preallocation; a matrix set up before -mat_type aijhybrid (MatSetUp(),
      then MatSetFromOptions()) must stay usable as it does with -mat_type aij, where re-typing is a

@@ -6,6 +6,44 @@
 */
 #include "../aijhybrid.h"
 
+/* AIJ's operations, as MatSetType(A, MATSEQAIJ/MATMPIAIJ) creates them, kept once per type */
+static struct _MatOps AIJHybridBaseOps[2];
+static PetscBool      AIJHybridBaseOpsSet[2];
+
+PetscErrorCode MatAIJHybridSnapshotBaseOps(Mat A, PetscBool mpi)
+{
+  PetscFunctionBegin;
+  if (!AIJHybridBaseOpsSet[mpi]) {
+    AIJHybridBaseOps[mpi]    = *A->ops;
+    AIJHybridBaseOpsSet[mpi] = PETSC_TRUE;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  MatAIJHybridContextEnsure - called first by every operation of ours: gives a context back to a
+  matrix that has our operations and type name but lost its context, which happens when PETSc
+  merges a plain AIJ matrix into it (MatHeaderMerge() keeps A's operations and type name and takes
+  the other's data: in-place factorizations MatLUFactor()/MatCholeskyFactor(), MatTranspose() in
+  place, ...). The operations we chain to are AIJ's as created for the type.
+*/
+PetscErrorCode MatAIJHybridContextEnsure(Mat A)
+{
+  Mat_AIJHybrid *ctx;
+  PetscBool      mpi;
+
+  PetscFunctionBegin;
+  if (A->spptr) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIAIJHYBRID, &mpi));
+  PetscCheck(AIJHybridBaseOpsSet[mpi], PETSC_COMM_SELF, PETSC_ERR_PLIB, "aijhybrid: no AIJ operations recorded for %s", ((PetscObject)A)->type_name);
+  PetscCall(PetscInfo(A, "aijhybrid: restoring the context of a matrix whose data was replaced\n"));
+  PetscCall(MatAIJHybridContextCreate(A, &ctx));
+  ctx->parentops = AIJHybridBaseOps[mpi];
+  ctx->info      = mpi ? &AIJHybridMPIInfo : &AIJHybridSeqInfo;
+  A->spptr       = ctx;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static const AIJHybridTypeInfo *InfoOf(Mat A)
 {
   return MatAIJHybridGetContext(A)->info;
@@ -13,9 +51,11 @@ static const AIJHybridTypeInfo *InfoOf(Mat A)
 
 static PetscErrorCode MatAssemblyEnd_AIJHybrid(Mat A, MatAssemblyType mode)
 {
-  Mat_AIJHybrid *ctx = MatAIJHybridGetContext(A);
+  Mat_AIJHybrid *ctx;
 
   PetscFunctionBegin;
+  PetscCall(MatAIJHybridContextEnsure(A));
+  ctx = MatAIJHybridGetContext(A);
   PetscCall((*ctx->parentops.assemblyend)(A, mode));
   if (mode == MAT_FLUSH_ASSEMBLY) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall((*ctx->info->setup)(A));
@@ -25,9 +65,11 @@ static PetscErrorCode MatAssemblyEnd_AIJHybrid(Mat A, MatAssemblyType mode)
 /* AIJ's duplicate creates the copy with MatSetType(type_name) (our create runs) but not our assembly end */
 static PetscErrorCode MatDuplicate_AIJHybrid(Mat A, MatDuplicateOption op, Mat *B)
 {
-  Mat_AIJHybrid *ctx = MatAIJHybridGetContext(A);
+  Mat_AIJHybrid *ctx;
 
   PetscFunctionBegin;
+  PetscCall(MatAIJHybridContextEnsure(A));
+  ctx = MatAIJHybridGetContext(A);
   PetscCall((*ctx->parentops.duplicate)(A, op, B));
   PetscCall(MatAIJHybridContextCopyOptions(ctx, MatAIJHybridGetContext(*B)));
   if ((*B)->assembled) PetscCall((*ctx->info->setup)(*B));
@@ -36,9 +78,11 @@ static PetscErrorCode MatDuplicate_AIJHybrid(Mat A, MatDuplicateOption op, Mat *
 
 static PetscErrorCode MatSetFromOptions_AIJHybrid(Mat A, AIJHybridOptionItems PetscOptionsObject)
 {
-  Mat_AIJHybrid *ctx = MatAIJHybridGetContext(A);
+  Mat_AIJHybrid *ctx;
 
   PetscFunctionBegin;
+  PetscCall(MatAIJHybridContextEnsure(A));
+  ctx = MatAIJHybridGetContext(A);
   if (ctx->parentops.setfromoptions) PetscCall((*ctx->parentops.setfromoptions)(A, PetscOptionsObject));
   PetscCall(MatAIJHybridSetFromOptions_Private(A, PetscOptionsObject, ctx));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -46,9 +90,11 @@ static PetscErrorCode MatSetFromOptions_AIJHybrid(Mat A, AIJHybridOptionItems Pe
 
 static PetscErrorCode MatView_AIJHybrid(Mat A, PetscViewer viewer)
 {
-  Mat_AIJHybrid *ctx = MatAIJHybridGetContext(A);
+  Mat_AIJHybrid *ctx;
 
   PetscFunctionBegin;
+  PetscCall(MatAIJHybridContextEnsure(A));
+  ctx = MatAIJHybridGetContext(A);
   PetscCall((*ctx->parentops.view)(A, viewer));
   PetscCall(MatAIJHybridView_Private(A, viewer, ctx));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -65,10 +111,12 @@ static PetscErrorCode MatCreateGraph_AIJHybrid(Mat A, PetscBool sym, PetscBool s
 static PetscErrorCode MatCreateGraph_AIJHybrid(Mat A, PetscBool sym, PetscBool scale, PetscReal filter, PetscInt num_idx, PetscInt index[], Mat *graph)
 #endif
 {
-  Mat_AIJHybrid *ctx = MatAIJHybridGetContext(A);
+  Mat_AIJHybrid *ctx;
   PetscBool      ours;
 
   PetscFunctionBegin;
+  PetscCall(MatAIJHybridContextEnsure(A));
+  ctx = MatAIJHybridGetContext(A);
 #if PETSC_VERSION_LT(3, 21, 0)
   PetscCall((*ctx->parentops.creategraph)(A, sym, scale, filter, graph));
 #else
@@ -115,6 +163,7 @@ PetscErrorCode MatConvert_AIJHybrid_AIJ(Mat A, MatType type, MatReuse reuse, Mat
   Mat B = *newmat;
 
   PetscFunctionBegin;
+  PetscCall(MatAIJHybridContextEnsure(A));
   if (reuse == MAT_REUSE_MATRIX) {
     PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -132,11 +181,13 @@ static PetscErrorCode MatConvert_AIJHybrid_Any(Mat A, MatType type, MatReuse reu
   Mat tmp = NULL;
 
   PetscFunctionBegin;
+  PetscCall(MatAIJHybridContextEnsure(A));
   if (reuse == MAT_INPLACE_MATRIX) {
     PetscCall(MatConvert_AIJHybrid_AIJ(A, InfoOf(A)->base, MAT_INPLACE_MATRIX, &A));
     PetscCall(MatConvert(A, type, MAT_INPLACE_MATRIX, &A));
   } else {
     PetscCall(MatConvert_AIJHybrid_AIJ(A, InfoOf(A)->base, MAT_INITIAL_MATRIX, &tmp));
+    PetscCall(MatPropagateSymmetryOptions(A, tmp)); /* e.g. conversion to sbaij requires them */
     PetscCall(MatConvert(tmp, type, reuse, newmat));
     PetscCall(MatDestroy(&tmp));
   }
@@ -145,9 +196,11 @@ static PetscErrorCode MatConvert_AIJHybrid_Any(Mat A, MatType type, MatReuse reu
 
 static PetscErrorCode MatDestroy_AIJHybrid(Mat A)
 {
-  PetscErrorCode (*destroy)(Mat) = MatAIJHybridGetContext(A)->parentops.destroy;
+  PetscErrorCode (*destroy)(Mat);
 
   PetscFunctionBegin;
+  PetscCall(MatAIJHybridContextEnsure(A));
+  destroy = MatAIJHybridGetContext(A)->parentops.destroy;
   PetscCall(MatAIJHybridStrip(A));
   PetscCall((*destroy)(A));
   PetscFunctionReturn(PETSC_SUCCESS);
