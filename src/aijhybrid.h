@@ -110,7 +110,7 @@ typedef struct {
 #define AIJHYBRID_TSTAT_OFFD   1 /* off-diagonal block */
 #define AIJHYBRID_TSTAT_COMM   2 /* halo exchange driven by thread 0 (task mode) */
 
-PETSC_INTERN PetscLogEvent MATAIJHYBRID_Partition, MATAIJHYBRID_HaloBegin, MATAIJHYBRID_HaloEnd, MATAIJHYBRID_Diag, MATAIJHYBRID_Offdiag, MATAIJHYBRID_Transpose;
+PETSC_INTERN PetscLogEvent MATAIJHYBRID_Partition, MATAIJHYBRID_HaloBegin, MATAIJHYBRID_HaloEnd, MATAIJHYBRID_Diag, MATAIJHYBRID_Transpose;
 PETSC_INTERN int           MatAIJHybrid_MPIThreadLevel;
 
 /* context (src/mat/context.c), caches (cache.c), options (options.c), views (view.c), products with other types (product.c) */

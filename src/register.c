@@ -4,7 +4,7 @@
 */
 #include "aijhybrid.h"
 
-PetscLogEvent MATAIJHYBRID_Partition, MATAIJHYBRID_HaloBegin, MATAIJHYBRID_HaloEnd, MATAIJHYBRID_Diag, MATAIJHYBRID_Offdiag, MATAIJHYBRID_Transpose;
+PetscLogEvent MATAIJHYBRID_Partition, MATAIJHYBRID_HaloBegin, MATAIJHYBRID_HaloEnd, MATAIJHYBRID_Diag, MATAIJHYBRID_Transpose;
 int           MatAIJHybrid_MPIThreadLevel = MPI_THREAD_SINGLE;
 
 static PetscBool MatAIJHybridPackageInitialized = PETSC_FALSE;
@@ -55,7 +55,6 @@ PetscErrorCode MatAIJHybridInitializePackage(void)
   PetscCall(PetscLogEventRegister("AIJHybHaloBegin", MAT_CLASSID, &MATAIJHYBRID_HaloBegin));
   PetscCall(PetscLogEventRegister("AIJHybHaloEnd", MAT_CLASSID, &MATAIJHYBRID_HaloEnd));
   PetscCall(PetscLogEventRegister("AIJHybMult", MAT_CLASSID, &MATAIJHYBRID_Diag));
-  PetscCall(PetscLogEventRegister("AIJHybOffdiag", MAT_CLASSID, &MATAIJHYBRID_Offdiag));
   PetscCall(PetscLogEventRegister("AIJHybMultTransp", MAT_CLASSID, &MATAIJHYBRID_Transpose));
   PetscCallMPI(MPI_Initialized(&initialized));
   if (initialized) PetscCallMPI(MPI_Query_thread(&MatAIJHybrid_MPIThreadLevel));

@@ -252,6 +252,7 @@ const AIJHybridTypeInfo AIJHybridMPIInfo = {MATMPIAIJHYBRID, MATMPIAIJ, "MatConv
    Options Database Keys:
 +  -mat_type aijhybrid                  - select the type (resolves to this one on more than one rank)
 .  -mat_aijhybrid_num_threads <n>       - threads per rank (default: what OpenMP gives the process)
+.  -mat_aijhybrid_mode <mode>           - auto (default), vector or task (overlap of the halo exchange; mpi only)
 .  -mat_aijhybrid_partition <type>      - rows, nnz (default), diffusion or optimal
 .  -mat_aijhybrid_row_cost <c>          - per-row cost of the balanced partitions (default 2)
 .  -mat_aijhybrid_diffusion_tol <tol>   - diffusion stopping tolerance
