@@ -39,12 +39,17 @@ typedef struct {
   PetscInt                  diffusion_max_it;
 } AIJHybridPartParams;
 
-/* a row partition of one CSR block, cached on the block's identity and nonzero pattern */
+/* the identity and nonzero pattern of the CSR block a cache was built for */
 typedef struct {
-  Mat                 block;   /* block it was built for (referenced unless it is the matrix itself) */
-  PetscBool           owns_ref;
-  PetscObjectState    nzstate; /* MatGetNonzeroState(block) */
-  PetscInt            m, nz;   /* rows and nonzeros of the block */
+  Mat              block;    /* referenced unless it is the matrix itself, so its address is not reused */
+  PetscBool        owns_ref;
+  PetscObjectState nzstate;  /* MatGetNonzeroState(block) */
+  PetscInt         m, n, nz; /* rows, columns, nonzeros */
+} AIJHybridBlockKey;
+
+/* a row partition of one CSR block, cached on the block's key */
+typedef struct {
+  AIJHybridBlockKey   key;
   AIJHybridPartParams params;
   PetscBool           compressed; /* partition only the non-empty rows (off-diagonal block) */
   PetscInt            nrows;      /* rows partitioned */
@@ -59,11 +64,8 @@ typedef struct {
 
 /* CSC pattern of one block for the race-free transpose, cached like AIJHybridRowPart */
 typedef struct {
-  Mat              block;
-  PetscBool        owns_ref;
-  PetscObjectState nzstate;
-  PetscInt         m, n, nz;
-  PetscInt        *ti, *tj, *perm; /* n+1, nz, nz */
+  AIJHybridBlockKey key;
+  PetscInt         *ti, *tj, *perm; /* n+1, nz, nz */
   AIJHybridRowPart part;           /* partition of the columns (rows of the transpose) */
 } AIJHybridTranspose;
 
@@ -94,9 +96,7 @@ typedef struct {
   AIJHybridTranspose tdiag, toffd; /* built on first transpose product */
   AIJHybridHalo      halo;         /* mpi only */
   Mat                halo_block;   /* off-diagonal block the halo was built for (referenced) */
-  PetscInt           halo_nghost;
   PetscScalar       *ghost, *ghost_t; /* ghost values (forward) and ghost contributions (transpose) */
-  PetscBool          warned;
 
   /* per-thread busy time of forward products, accumulated since the thread count or mode changed */
   double            *tstat;      /* AIJHYBRID_TSTAT_STRIDE doubles per thread (one cache line) */
@@ -110,7 +110,7 @@ typedef struct {
 #define AIJHYBRID_TSTAT_OFFD   1 /* off-diagonal block */
 #define AIJHYBRID_TSTAT_COMM   2 /* halo exchange driven by thread 0 (task mode) */
 
-PETSC_INTERN PetscLogEvent MATAIJHYBRID_Partition, MATAIJHYBRID_HaloBegin, MATAIJHYBRID_HaloEnd, MATAIJHYBRID_Diag, MATAIJHYBRID_Transpose;
+PETSC_INTERN PetscLogEvent MATAIJHYBRID_Partition, MATAIJHYBRID_HaloBegin, MATAIJHYBRID_HaloEnd, MATAIJHYBRID_Mult, MATAIJHYBRID_Transpose;
 PETSC_INTERN int           MatAIJHybrid_MPIThreadLevel;
 
 /* context (src/mat/context.c), caches (cache.c), options (options.c), views (view.c), products with other types (product.c) */
@@ -135,11 +135,10 @@ PETSC_INTERN PetscErrorCode MatAIJHybridTransposeReset(AIJHybridTranspose *);
 PETSC_INTERN PetscErrorCode MatCreate_SeqAIJHybrid(Mat);
 PETSC_INTERN PetscErrorCode MatCreate_MPIAIJHybrid(Mat);
 PETSC_INTERN PetscErrorCode MatAIJHybridSnapshotBaseOps(Mat, PetscBool);
-PETSC_INTERN PetscErrorCode MatAIJHybridContextEnsure(Mat);
+PETSC_INTERN PetscErrorCode MatAIJHybridGetContext(Mat, Mat_AIJHybrid **);
 PETSC_INTERN PetscErrorCode MatConvert_AIJ_AIJHybrid(Mat, MatType, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatConvert_AIJHybrid_AIJ(Mat, MatType, MatReuse, Mat *);
 PETSC_INTERN const AIJHybridTypeInfo AIJHybridSeqInfo, AIJHybridMPIInfo;
 
-#define MatAIJHybridGetContext(A) ((Mat_AIJHybrid *)(A)->spptr)
 
 #endif

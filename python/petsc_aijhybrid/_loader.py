@@ -2,6 +2,7 @@
 
 import ctypes
 import os
+import re
 
 _lib = None
 
@@ -27,8 +28,6 @@ def _petsc_lib_dir_of(lib):
     """Directory of the libpetsc the plugin was linked against (from its rpath)."""
     with open(lib, "rb") as f:
         data = f.read()
-    import re
-
     for m in re.finditer(rb"[\x20-\x7e]*/lib(?=\x00)|[\x20-\x7e]+/lib[^\x00]*", data):
         s = m.group(0).decode("ascii", "ignore")
         for part in s.split(":"):

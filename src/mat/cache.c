@@ -5,12 +5,50 @@
 */
 #include "../aijhybrid.h"
 
+/* the key of block as it is now, and its CSR row pointers and column indices */
+static PetscErrorCode BlockKeyRead(Mat block, AIJHybridBlockKey *key, const PetscInt **ai, const PetscInt **aj)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(key, sizeof(*key)));
+  key->block = block;
+  key->m     = block->rmap->n;
+  key->n     = block->cmap->n;
+  PetscCall(MatGetNonzeroState(block, &key->nzstate));
+  PetscCall(MatSeqAIJGetCSRAndMemType(block, ai, aj, NULL, NULL));
+  key->nz = key->m ? (*ai)[key->m] : 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscBool BlockKeySame(const AIJHybridBlockKey *a, const AIJHybridBlockKey *b)
+{
+  return (PetscBool)(a->block == b->block && a->nzstate == b->nzstate && a->m == b->m && a->n == b->n && a->nz == b->nz);
+}
+
+static PetscErrorCode BlockKeyRelease(AIJHybridBlockKey *key)
+{
+  PetscFunctionBegin;
+  if (key->owns_ref) PetscCall(MatDestroy(&key->block));
+  PetscCall(PetscMemzero(key, sizeof(*key)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* keep key in held; a block other than A (the matrix owning the cache) is referenced */
+static PetscErrorCode BlockKeyHold(AIJHybridBlockKey *held, const AIJHybridBlockKey *key, Mat A)
+{
+  PetscFunctionBegin;
+  PetscCall(BlockKeyRelease(held));
+  *held = *key;
+  if (key->block != A) {
+    PetscCall(PetscObjectReference((PetscObject)key->block));
+    held->owns_ref = PETSC_TRUE;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MatAIJHybridRowPartReset(AIJHybridRowPart *p)
 {
   PetscFunctionBegin;
-  if (p->owns_ref) PetscCall(MatDestroy(&p->block));
-  p->block    = NULL;
-  p->owns_ref = PETSC_FALSE;
+  PetscCall(BlockKeyRelease(&p->key));
   PetscCall(PetscFree(p->rows));
   PetscCall(PetscFree(p->rowptr));
   PetscCall(PetscFree(p->bounds));
@@ -21,9 +59,7 @@ PetscErrorCode MatAIJHybridRowPartReset(AIJHybridRowPart *p)
 PetscErrorCode MatAIJHybridTransposeReset(AIJHybridTranspose *t)
 {
   PetscFunctionBegin;
-  if (t->owns_ref) PetscCall(MatDestroy(&t->block));
-  t->block    = NULL;
-  t->owns_ref = PETSC_FALSE;
+  PetscCall(BlockKeyRelease(&t->key));
   PetscCall(PetscFree3(t->ti, t->tj, t->perm));
   PetscCall(MatAIJHybridRowPartReset(&t->part));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -81,15 +117,6 @@ static PetscErrorCode RowPartBuildBounds(AIJHybridRowPart *p, PetscInt n, const 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode BlockCSR(Mat block, PetscInt *m, const PetscInt **ai, const PetscInt **aj, PetscObjectState *state)
-{
-  PetscFunctionBegin;
-  *m = block->rmap->n;
-  PetscCall(MatGetNonzeroState(block, state));
-  PetscCall(MatSeqAIJGetCSRAndMemType(block, ai, aj, NULL, NULL));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /*
   MatAIJHybridRowPartUpdate - (re)build the thread partition of block's rows if the block, its
   nonzero pattern or the parameters changed since it was built; otherwise nothing. Local, cheap
@@ -100,46 +127,36 @@ static PetscErrorCode BlockCSR(Mat block, PetscInt *m, const PetscInt **ai, cons
 */
 PetscErrorCode MatAIJHybridRowPartUpdate(AIJHybridRowPart *p, Mat A, Mat block, PetscBool compressed, const AIJHybridPartParams *params)
 {
-  const PetscInt  *ai, *aj;
-  PetscInt         m, nz;
-  PetscObjectState state;
+  const PetscInt   *ai, *aj;
+  AIJHybridBlockKey key;
 
   PetscFunctionBegin;
-  PetscCall(BlockCSR(block, &m, &ai, &aj, &state));
-  nz = m ? ai[m] : 0;
-  if (p->bounds && p->block == block && p->nzstate == state && p->m == m && p->nz == nz && p->compressed == compressed && SameParams(&p->params, params)) PetscFunctionReturn(PETSC_SUCCESS);
-  if (p->block != block || p->nzstate != state || p->m != m || p->nz != nz || p->compressed != compressed) {
+  PetscCall(BlockKeyRead(block, &key, &ai, &aj));
+  if (!BlockKeySame(&p->key, &key) || p->compressed != compressed) {
     PetscInt builds = p->builds;
 
     PetscCall(MatAIJHybridRowPartReset(p));
     p->builds = builds;
-    if (block != A) {
-      PetscCall(PetscObjectReference((PetscObject)block));
-      p->owns_ref = PETSC_TRUE;
-    }
-    p->block      = block;
-    p->nzstate    = state;
-    p->m          = m;
-    p->nz         = nz;
+    PetscCall(BlockKeyHold(&p->key, &key, A));
     p->compressed = compressed;
     if (compressed) {
       PetscInt k = 0;
-      for (PetscInt i = 0; i < m; i++)
+      for (PetscInt i = 0; i < key.m; i++)
         if (ai[i + 1] > ai[i]) k++;
       PetscCall(PetscMalloc1(k, &p->rows));
       PetscCall(PetscMalloc1(k + 1, &p->rowptr));
       k = 0;
-      for (PetscInt i = 0; i < m; i++)
+      for (PetscInt i = 0; i < key.m; i++)
         if (ai[i + 1] > ai[i]) {
           p->rows[k]   = i;
           p->rowptr[k] = ai[i];
           k++;
         }
-      p->rowptr[k] = nz;
+      p->rowptr[k] = key.nz;
       p->nrows     = k;
     }
-  }
-  PetscCall(RowPartBuildBounds(p, compressed ? p->nrows : m, compressed ? p->rowptr : ai, params));
+  } else if (p->bounds && SameParams(&p->params, params)) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(RowPartBuildBounds(p, compressed ? p->nrows : key.m, compressed ? p->rowptr : ai, params));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -151,26 +168,18 @@ PetscErrorCode MatAIJHybridRowPartUpdate(AIJHybridRowPart *p, Mat A, Mat block, 
 */
 PetscErrorCode MatAIJHybridTransposeUpdate(AIJHybridTranspose *t, Mat A, Mat block, const AIJHybridPartParams *params)
 {
-  const PetscInt  *ai, *aj;
-  PetscInt         m, n = block->cmap->n, nz;
-  PetscObjectState state;
+  const PetscInt   *ai, *aj;
+  AIJHybridBlockKey key;
+  const PetscInt    m = block->rmap->n, n = block->cmap->n;
 
   PetscFunctionBegin;
-  PetscCall(BlockCSR(block, &m, &ai, &aj, &state));
-  nz = m ? ai[m] : 0;
-  if (!(t->ti && t->block == block && t->nzstate == state && t->m == m && t->n == n && t->nz == nz)) {
-    PetscInt *fill;
+  PetscCall(BlockKeyRead(block, &key, &ai, &aj));
+  if (!t->ti || !BlockKeySame(&t->key, &key)) {
+    const PetscInt nz = key.nz;
+    PetscInt      *fill;
 
     PetscCall(MatAIJHybridTransposeReset(t));
-    if (block != A) {
-      PetscCall(PetscObjectReference((PetscObject)block));
-      t->owns_ref = PETSC_TRUE;
-    }
-    t->block   = block;
-    t->nzstate = state;
-    t->m       = m;
-    t->n       = n;
-    t->nz      = nz;
+    PetscCall(BlockKeyHold(&t->key, &key, A));
     PetscCall(PetscLogEventBegin(MATAIJHYBRID_Partition, 0, 0, 0, 0));
     PetscCall(PetscMalloc3(n + 1, &t->ti, nz, &t->tj, nz, &t->perm));
     PetscCall(PetscArrayzero(t->ti, n + 1));

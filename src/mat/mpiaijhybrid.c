@@ -26,11 +26,10 @@ static PetscErrorCode MatAIJHybridMPISetUp(Mat A)
   AIJHybridPartParams params;
 
   PetscFunctionBegin;
-  PetscCall(MatAIJHybridContextEnsure(A));
-  ctx = MatAIJHybridGetContext(A);
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
   PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
   nghost   = Ao->cmap->n;
-  local[0] = (PetscMPIInt)(Ao != ctx->halo_block || nghost != ctx->halo_nghost || !ctx->halo.sf); /* changed here */
+  local[0] = (PetscMPIInt)(Ao != ctx->halo_block || nghost != ctx->halo.nghost || !ctx->halo.sf); /* changed here */
   local[1] = (PetscMPIInt)(nghost > 0);                                                            /* has ghosts */
   PetscCallMPI(MPI_Allreduce(local, global, 2, MPI_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
   ctx->has_offproc = (PetscBool)global[1];
@@ -39,7 +38,6 @@ static PetscErrorCode MatAIJHybridMPISetUp(Mat A)
     PetscCall(PetscObjectReference((PetscObject)Ao));
     PetscCall(MatDestroy(&ctx->halo_block));
     ctx->halo_block  = Ao;
-    ctx->halo_nghost = nghost;
     PetscCall(PetscFree2(ctx->ghost, ctx->ghost_t));
     PetscCall(PetscMalloc2(nghost, &ctx->ghost, nghost, &ctx->ghost_t));
   }
@@ -60,10 +58,9 @@ static PetscErrorCode MatAIJHybridMPIPrepare(Mat A, Mat *Ad, Mat *Ao, MatAIJHybr
   AIJHybridPartParams params;
 
   PetscFunctionBegin;
-  PetscCall(MatAIJHybridContextEnsure(A));
-  ctx = MatAIJHybridGetContext(A);
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
   PetscCall(MatMPIAIJGetSeqAIJ(A, Ad, Ao, NULL));
-  PetscCheck(ctx->halo.sf && *Ao == ctx->halo_block && (*Ao)->cmap->n == ctx->halo_nghost, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The off-diagonal block of this %s matrix changed without MatAssemblyEnd(); call MatAssemblyBegin/End() after changing the matrix", MATMPIAIJHYBRID);
+  PetscCheck(ctx->halo.sf && *Ao == ctx->halo_block && (*Ao)->cmap->n == ctx->halo.nghost, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The off-diagonal block of this %s matrix changed without MatAssemblyEnd(); call MatAssemblyBegin/End() after changing the matrix", MATMPIAIJHYBRID);
   PetscCall(MatAIJHybridContextCurrentParams(ctx, &params));
   PetscCall(MatAIJHybridRowPartUpdate(&ctx->diag, A, *Ad, PETSC_FALSE, &params));
   PetscCall(MatAIJHybridRowPartUpdate(&ctx->offd, A, *Ao, PETSC_TRUE, &params));
@@ -110,8 +107,7 @@ static PetscErrorCode MatMultAdd_MPIAIJHybrid_Private(Mat A, Vec x, Vec z, Vec y
   PetscErrorCode     ierr = PETSC_SUCCESS;
 
   PetscFunctionBegin;
-  PetscCall(MatAIJHybridContextEnsure(A));
-  ctx = MatAIJHybridGetContext(A);
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
   PetscCall(MatAIJHybridMPIPrepare(A, &Ad, &Ao, &mode));
   PetscCall(MatAIJHybridThreadStatsPrepare(ctx, ctx->diag.params.nthreads, mode));
   PetscCall(MatSeqAIJGetCSRAndMemType(Ad, &di, &dj, &da, NULL));
@@ -129,7 +125,7 @@ static PetscErrorCode MatMultAdd_MPIAIJHybrid_Private(Mat A, Vec x, Vec z, Vec y
     PetscCall(AIJHybridHaloForwardBegin(&ctx->halo, xa, ghost));
     PetscCall(AIJHybridHaloForwardEnd(&ctx->halo, xa, ghost));
   }
-  PetscCall(PetscLogEventBegin(MATAIJHYBRID_Diag, A, 0, 0, 0));
+  PetscCall(PetscLogEventBegin(MATAIJHYBRID_Mult, A, 0, 0, 0));
 #pragma omp parallel num_threads(T)
   {
     const PetscInt nth = omp_get_num_threads(), tid = omp_get_thread_num();
@@ -157,10 +153,10 @@ static PetscErrorCode MatMultAdd_MPIAIJHybrid_Private(Mat A, Vec x, Vec z, Vec y
   }
   ctx->nprod++;
   PetscCall(ierr);
-  PetscCall(PetscLogEventEnd(MATAIJHYBRID_Diag, A, 0, 0, 0));
+  PetscCall(PetscLogEventEnd(MATAIJHYBRID_Mult, A, 0, 0, 0));
 
   PetscCall(MatAIJHybridRestoreVecArrays(x, z, y, &xa, &za, &ya));
-  PetscCall(PetscLogFlops(2.0 * (ctx->diag.nz + ctx->offd.nz) - (z ? 0 : A->rmap->n)));
+  PetscCall(PetscLogFlops(2.0 * (ctx->diag.key.nz + ctx->offd.key.nz) - (z ? 0 : A->rmap->n)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -196,8 +192,7 @@ static PetscErrorCode MatMultTransposeAdd_MPIAIJHybrid_Private(Mat A, Vec x, Vec
   PetscInt            T;
 
   PetscFunctionBegin;
-  PetscCall(MatAIJHybridContextEnsure(A));
-  ctx = MatAIJHybridGetContext(A);
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
   td  = &ctx->tdiag;
   to  = &ctx->toffd;
   PetscCall(MatAIJHybridMPIPrepare(A, &Ad, &Ao, &mode));
@@ -222,7 +217,7 @@ static PetscErrorCode MatMultTransposeAdd_MPIAIJHybrid_Private(Mat A, Vec x, Vec
   PetscCall(AIJHybridHaloReverseBegin(&ctx->halo, ghost_t, ya));
   PetscCall(AIJHybridHaloReverseEnd(&ctx->halo, ghost_t, ya));
   PetscCall(MatAIJHybridRestoreVecArrays(x, z, y, &xa, &za, &ya));
-  PetscCall(PetscLogFlops(2.0 * (td->nz + to->nz)));
+  PetscCall(PetscLogFlops(2.0 * (td->key.nz + to->key.nz)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -40,8 +40,8 @@ static PetscErrorCode MatAIJHybridGetContextChecked(Mat A, PetscBool required, M
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &flg, MATSEQAIJHYBRID, MATMPIAIJHYBRID, ""));
   PetscCheck(flg || !required, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "Matrix of type %s is not of type %s", ((PetscObject)A)->type_name, MATAIJHYBRID);
-  if (flg) PetscCall(MatAIJHybridContextEnsure(A));
-  *ctx = flg ? MatAIJHybridGetContext(A) : NULL;
+  *ctx = NULL;
+  if (flg) PetscCall(MatAIJHybridGetContext(A, ctx));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -9,8 +9,7 @@ static PetscErrorCode MatAIJHybridSeqPrepare(Mat A, Mat_AIJHybrid **ctx, const P
   AIJHybridPartParams params;
 
   PetscFunctionBegin;
-  PetscCall(MatAIJHybridContextEnsure(A));
-  *ctx = MatAIJHybridGetContext(A);
+  PetscCall(MatAIJHybridGetContext(A, ctx));
   PetscCall(MatAIJHybridContextCurrentParams(*ctx, &params));
   PetscCall(MatAIJHybridRowPartUpdate(&(*ctx)->diag, A, A, PETSC_FALSE, &params));
   PetscCall(MatSeqAIJGetCSRAndMemType(A, ai, aj, aa, NULL));
@@ -31,7 +30,7 @@ static PetscErrorCode MatMultAdd_SeqAIJHybrid_Private(Mat A, Vec x, Vec z, Vec y
   T      = ctx->diag.params.nthreads;
   bounds = ctx->diag.bounds;
   PetscCall(MatAIJHybridGetVecArrays(x, z, y, &xa, &za, &ya));
-  PetscCall(PetscLogEventBegin(MATAIJHYBRID_Diag, A, 0, 0, 0));
+  PetscCall(PetscLogEventBegin(MATAIJHYBRID_Mult, A, 0, 0, 0));
 #pragma omp parallel num_threads(T)
   {
     const PetscInt nth = omp_get_num_threads();
@@ -40,7 +39,7 @@ static PetscErrorCode MatMultAdd_SeqAIJHybrid_Private(Mat A, Vec x, Vec z, Vec y
       else AIJHybridKernelMult(bounds[t], bounds[t + 1], ai, aj, aa, xa, ya);
     }
   }
-  PetscCall(PetscLogEventEnd(MATAIJHYBRID_Diag, A, 0, 0, 0));
+  PetscCall(PetscLogEventEnd(MATAIJHYBRID_Mult, A, 0, 0, 0));
   PetscCall(MatAIJHybridRestoreVecArrays(x, z, y, &xa, &za, &ya));
   PetscCall(PetscLogFlops(2.0 * (A->rmap->n ? ai[A->rmap->n] : 0) - (z ? 0 : A->rmap->n)));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -71,8 +70,7 @@ static PetscErrorCode MatMultTransposeAdd_SeqAIJHybrid_Private(Mat A, Vec x, Vec
   PetscInt            T;
 
   PetscFunctionBegin;
-  PetscCall(MatAIJHybridContextEnsure(A));
-  ctx = MatAIJHybridGetContext(A);
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
   t   = &ctx->tdiag;
   PetscCall(MatAIJHybridContextCurrentParams(ctx, &params));
   PetscCall(MatAIJHybridTransposeUpdate(t, A, A, &params));
@@ -87,7 +85,7 @@ static PetscErrorCode MatMultTransposeAdd_SeqAIJHybrid_Private(Mat A, Vec x, Vec
   }
   PetscCall(PetscLogEventEnd(MATAIJHYBRID_Transpose, A, 0, 0, 0));
   PetscCall(MatAIJHybridRestoreVecArrays(x, z, y, &xa, &za, &ya));
-  PetscCall(PetscLogFlops(2.0 * t->nz));
+  PetscCall(PetscLogFlops(2.0 * t->key.nz));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -112,8 +110,7 @@ static PetscErrorCode MatAIJHybridSeqSetUp(Mat A)
   AIJHybridPartParams params;
 
   PetscFunctionBegin;
-  PetscCall(MatAIJHybridContextEnsure(A));
-  ctx = MatAIJHybridGetContext(A);
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
   PetscCall(MatAIJHybridContextCurrentParams(ctx, &params));
   PetscCall(MatAIJHybridRowPartUpdate(&ctx->diag, A, A, PETSC_FALSE, &params));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -21,19 +21,20 @@ PetscErrorCode MatAIJHybridSnapshotBaseOps(Mat A, PetscBool mpi)
 }
 
 /*
-  MatAIJHybridContextEnsure - called first by every operation of ours: gives a context back to a
-  matrix that has our operations and type name but lost its context, which happens when PETSc
-  merges a plain AIJ matrix into it (MatHeaderMerge() keeps A's operations and type name and takes
-  the other's data: in-place factorizations MatLUFactor()/MatCholeskyFactor(), MatTranspose() in
-  place, ...). The operations we chain to are AIJ's as created for the type.
+  MatAIJHybridGetContext - the context of an aijhybrid matrix; every operation of ours gets it here.
+  A matrix that has our operations and type name but lost its context gets a new one: that happens
+  when PETSc merges a plain AIJ matrix into it (MatHeaderMerge() keeps A's operations and type name
+  and takes the other's data: in-place MatLUFactor()/MatCholeskyFactor(), ...). The operations we
+  chain to are then AIJ's as created for the type.
 */
-PetscErrorCode MatAIJHybridContextEnsure(Mat A)
+PetscErrorCode MatAIJHybridGetContext(Mat A, Mat_AIJHybrid **ctxout)
 {
   Mat_AIJHybrid *ctx;
   PetscBool      mpi;
 
   PetscFunctionBegin;
-  if (A->spptr) PetscFunctionReturn(PETSC_SUCCESS);
+  *ctxout = (Mat_AIJHybrid *)A->spptr;
+  if (*ctxout) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIAIJHYBRID, &mpi));
   PetscCheck(AIJHybridBaseOpsSet[mpi], PETSC_COMM_SELF, PETSC_ERR_PLIB, "aijhybrid: no AIJ operations recorded for %s", ((PetscObject)A)->type_name);
   PetscCall(PetscInfo(A, "aijhybrid: restoring the context of a matrix whose data was replaced\n"));
@@ -41,12 +42,8 @@ PetscErrorCode MatAIJHybridContextEnsure(Mat A)
   ctx->parentops = AIJHybridBaseOps[mpi];
   ctx->info      = mpi ? &AIJHybridMPIInfo : &AIJHybridSeqInfo;
   A->spptr       = ctx;
+  *ctxout        = ctx;
   PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static const AIJHybridTypeInfo *InfoOf(Mat A)
-{
-  return MatAIJHybridGetContext(A)->info;
 }
 
 static PetscErrorCode MatAssemblyEnd_AIJHybrid(Mat A, MatAssemblyType mode)
@@ -54,8 +51,7 @@ static PetscErrorCode MatAssemblyEnd_AIJHybrid(Mat A, MatAssemblyType mode)
   Mat_AIJHybrid *ctx;
 
   PetscFunctionBegin;
-  PetscCall(MatAIJHybridContextEnsure(A));
-  ctx = MatAIJHybridGetContext(A);
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
   PetscCall((*ctx->parentops.assemblyend)(A, mode));
   if (mode == MAT_FLUSH_ASSEMBLY) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall((*ctx->info->setup)(A));
@@ -68,10 +64,9 @@ static PetscErrorCode MatDuplicate_AIJHybrid(Mat A, MatDuplicateOption op, Mat *
   Mat_AIJHybrid *ctx;
 
   PetscFunctionBegin;
-  PetscCall(MatAIJHybridContextEnsure(A));
-  ctx = MatAIJHybridGetContext(A);
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
   PetscCall((*ctx->parentops.duplicate)(A, op, B));
-  PetscCall(MatAIJHybridContextCopyOptions(ctx, MatAIJHybridGetContext(*B)));
+  PetscCall(MatAIJHybridContextCopyOptions(ctx, (Mat_AIJHybrid *)(*B)->spptr)); /* *B was created as our type */
   if ((*B)->assembled) PetscCall((*ctx->info->setup)(*B));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -81,8 +76,7 @@ static PetscErrorCode MatSetFromOptions_AIJHybrid(Mat A, AIJHybridOptionItems Pe
   Mat_AIJHybrid *ctx;
 
   PetscFunctionBegin;
-  PetscCall(MatAIJHybridContextEnsure(A));
-  ctx = MatAIJHybridGetContext(A);
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
   if (ctx->parentops.setfromoptions) PetscCall((*ctx->parentops.setfromoptions)(A, PetscOptionsObject));
   PetscCall(MatAIJHybridSetFromOptions_Private(A, PetscOptionsObject, ctx));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -93,8 +87,7 @@ static PetscErrorCode MatView_AIJHybrid(Mat A, PetscViewer viewer)
   Mat_AIJHybrid *ctx;
 
   PetscFunctionBegin;
-  PetscCall(MatAIJHybridContextEnsure(A));
-  ctx = MatAIJHybridGetContext(A);
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
   PetscCall((*ctx->parentops.view)(A, viewer));
   PetscCall(MatAIJHybridView_Private(A, viewer, ctx));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -115,25 +108,26 @@ static PetscErrorCode MatCreateGraph_AIJHybrid(Mat A, PetscBool sym, PetscBool s
   PetscBool      ours;
 
   PetscFunctionBegin;
-  PetscCall(MatAIJHybridContextEnsure(A));
-  ctx = MatAIJHybridGetContext(A);
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
 #if PETSC_VERSION_LT(3, 21, 0)
   PetscCall((*ctx->parentops.creategraph)(A, sym, scale, filter, graph));
 #else
   PetscCall((*ctx->parentops.creategraph)(A, sym, scale, filter, num_idx, index, graph));
 #endif
   PetscCall(PetscObjectTypeCompareAny((PetscObject)*graph, &ours, MATSEQAIJHYBRID, MATMPIAIJHYBRID, ""));
-  if (ours) PetscCall(MatConvert_AIJHybrid_AIJ(*graph, MatAIJHybridGetContext(*graph)->info->base, MAT_INPLACE_MATRIX, graph));
+  if (ours) PetscCall(MatConvert_AIJHybrid_AIJ(*graph, NULL, MAT_INPLACE_MATRIX, graph));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* strip the hybrid layer from B in place: B becomes a plain seqaij/mpiaij again */
 static PetscErrorCode MatAIJHybridStrip(Mat B)
 {
-  Mat_AIJHybrid           *ctx  = MatAIJHybridGetContext(B);
-  const AIJHybridTypeInfo *info = ctx->info;
+  Mat_AIJHybrid           *ctx;
+  const AIJHybridTypeInfo *info;
 
   PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContext(B, &ctx));
+  info = ctx->info;
   B->ops->mult             = ctx->parentops.mult;
   B->ops->multadd          = ctx->parentops.multadd;
   B->ops->multtranspose    = ctx->parentops.multtranspose;
@@ -163,7 +157,6 @@ PetscErrorCode MatConvert_AIJHybrid_AIJ(Mat A, MatType type, MatReuse reuse, Mat
   Mat B = *newmat;
 
   PetscFunctionBegin;
-  PetscCall(MatAIJHybridContextEnsure(A));
   if (reuse == MAT_REUSE_MATRIX) {
     PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -181,12 +174,11 @@ static PetscErrorCode MatConvert_AIJHybrid_Any(Mat A, MatType type, MatReuse reu
   Mat tmp = NULL;
 
   PetscFunctionBegin;
-  PetscCall(MatAIJHybridContextEnsure(A));
   if (reuse == MAT_INPLACE_MATRIX) {
-    PetscCall(MatConvert_AIJHybrid_AIJ(A, InfoOf(A)->base, MAT_INPLACE_MATRIX, &A));
+    PetscCall(MatConvert_AIJHybrid_AIJ(A, NULL, MAT_INPLACE_MATRIX, &A));
     PetscCall(MatConvert(A, type, MAT_INPLACE_MATRIX, &A));
   } else {
-    PetscCall(MatConvert_AIJHybrid_AIJ(A, InfoOf(A)->base, MAT_INITIAL_MATRIX, &tmp));
+    PetscCall(MatConvert_AIJHybrid_AIJ(A, NULL, MAT_INITIAL_MATRIX, &tmp));
     PetscCall(MatPropagateSymmetryOptions(A, tmp)); /* e.g. conversion to sbaij requires them */
     PetscCall(MatConvert(tmp, type, reuse, newmat));
     PetscCall(MatDestroy(&tmp));
@@ -196,11 +188,12 @@ static PetscErrorCode MatConvert_AIJHybrid_Any(Mat A, MatType type, MatReuse reu
 
 static PetscErrorCode MatDestroy_AIJHybrid(Mat A)
 {
+  Mat_AIJHybrid *ctx;
   PetscErrorCode (*destroy)(Mat);
 
   PetscFunctionBegin;
-  PetscCall(MatAIJHybridContextEnsure(A));
-  destroy = MatAIJHybridGetContext(A)->parentops.destroy;
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
+  destroy = ctx->parentops.destroy;
   PetscCall(MatAIJHybridStrip(A));
   PetscCall((*destroy)(A));
   PetscFunctionReturn(PETSC_SUCCESS);

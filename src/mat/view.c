@@ -48,7 +48,7 @@ PetscErrorCode MatAIJHybridView_Private(Mat A, PetscViewer viewer, Mat_AIJHybrid
     PetscCall(PetscSNPrintf(line, sizeof(line), "[%d] rows %" PetscInt_FMT ": diagonal imbalance %.4g (%" PetscInt_FMT " sweeps, built %" PetscInt_FMT " times, last in %.3g s)", rank, A->rmap->n, (double)imb[0], ctx->diag.sweeps, ctx->diag.builds, (double)ctx->diag.build_time));
     if (size > 1) {
       PetscCall(PetscStrlen(line, &len));
-      PetscCall(PetscSNPrintf(line + len, sizeof(line) - len, ", off-diagonal %" PetscInt_FMT " non-empty rows, imbalance %.4g, %" PetscInt_FMT " ghosts", ctx->offd.nrows, (double)imb[1], ctx->halo_nghost));
+      PetscCall(PetscSNPrintf(line + len, sizeof(line) - len, ", off-diagonal %" PetscInt_FMT " non-empty rows, imbalance %.4g, %" PetscInt_FMT " ghosts", ctx->offd.nrows, (double)imb[1], ctx->halo.nghost));
     }
     PetscCall(PetscStrlcat(line, "; thread row bounds:", sizeof(line)));
     for (PetscInt t = 0; ctx->diag.bounds && t <= ctx->diag.params.nthreads; t++) {

@@ -262,3 +262,15 @@ def check_partition(A, nthreads=None):
     assert b[0] == 0 and b[-1] == m, (b, m)
     assert all(b[i] <= b[i + 1] for i in range(len(b) - 1)), b
     return b
+
+
+def fill_laplacian_2d(A, n):
+    """Set the 5-point Laplacian of an n x n grid into this rank's rows of A and assemble it."""
+    rs, re = A.getOwnershipRange()
+    for I in range(rs, re):
+        i, j = divmod(I, n)
+        A.setValue(I, I, 4.0)
+        for di, dj in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+            if 0 <= i + di < n and 0 <= j + dj < n:
+                A.setValue(I, (i + di) * n + j + dj, -1.0)
+    A.assemble()

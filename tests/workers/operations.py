@@ -307,14 +307,7 @@ def laplacian(mtype, n=20):
     A.setSizes(((PETSc.DECIDE, n * n), (PETSc.DECIDE, n * n)))
     A.setType(mtype)
     A.setPreallocationNNZ((5, 4))
-    rs, re = A.getOwnershipRange()
-    for I in range(rs, re):
-        i, j = divmod(I, n)
-        A.setValue(I, I, 4.0)
-        for di, dj in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-            if 0 <= i + di < n and 0 <= j + dj < n:
-                A.setValue(I, (i + di) * n + j + dj, -1.0)
-    A.assemble()
+    C.fill_laplacian_2d(A, n)
     return A
 
 

@@ -22,14 +22,7 @@ PETSc = C.PETSc
 
 
 def laplacian(A, n=12):
-    rs, re = A.getOwnershipRange()
-    for I in range(rs, re):
-        i, j = divmod(I, n)
-        A.setValue(I, I, 4.0)
-        for di, dj in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-            if 0 <= i + di < n and 0 <= j + dj < n:
-                A.setValue(I, (i + di) * n + j + dj, -1.0)
-    A.assemble()
+    C.fill_laplacian_2d(A, n)
 
 
 out = {"mode": mode, "size": C.size()}
