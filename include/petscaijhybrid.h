@@ -97,7 +97,13 @@ PETSC_EXTERN PetscErrorCode MatAIJHybridSetRowCost(Mat, PetscReal);
 PETSC_EXTERN PetscErrorCode MatAIJHybridGetRowCost(Mat, PetscReal *);
 PETSC_EXTERN PetscErrorCode MatAIJHybridSetDiffusion(Mat, PetscReal, PetscInt);
 PETSC_EXTERN PetscErrorCode MatAIJHybridGetDiffusion(Mat, PetscReal *, PetscInt *);
+PETSC_EXTERN PetscErrorCode MatAIJHybridSetFirstTouch(Mat, PetscBool);
+PETSC_EXTERN PetscErrorCode MatAIJHybridGetFirstTouch(Mat, PetscBool *);
+PETSC_EXTERN PetscErrorCode MatAIJHybridSetTaskShare(Mat, PetscReal);
+PETSC_EXTERN PetscErrorCode MatAIJHybridGetTaskShare(Mat, PetscReal *, PetscReal *);
 PETSC_EXTERN PetscErrorCode MatAIJHybridGetPartitionInfo(Mat, MatAIJHybridPartitionInfo *);
+PETSC_EXTERN PetscErrorCode MatAIJHybridGetThreadTimes(Mat, PetscInt *, PetscInt *, PetscReal[]);
+PETSC_EXTERN PetscErrorCode MatAIJHybridResetThreadTimes(Mat);
 PETSC_EXTERN PetscErrorCode MatAIJHybridGetPartition(Mat, PetscInt *, const PetscInt *[]);
 
 #endif

@@ -37,6 +37,9 @@ typedef struct {
   PetscReal                 row_cost;
   PetscReal                 diffusion_tol;
   PetscInt                  diffusion_max_it;
+  PetscReal                 lead; /* < 0: nthreads equal parts; in [0, 1]: part 0 (thread 0 of task mode, which
+                                     first drives the halo exchange) gets lead times an equal share of the
+                                     cost and parts 1..nthreads-1 share the rest */
 } AIJHybridPartParams;
 
 /* the identity and nonzero pattern of the CSR block a cache was built for */
@@ -61,6 +64,22 @@ typedef struct {
   PetscLogDouble      build_time;
   PetscInt            builds;
 } AIJHybridRowPart;
+
+/*
+  A copy of one CSR block (same i, j, a) whose pages were first touched by the threads that
+  multiply them (-mat_aijhybrid_first_touch): part t of the placement, the i entries
+  [rowb[t], rowb[t+1]) and the nonzeros [nzb[t], nzb[t+1]), was written by thread t mod nthreads.
+  Keyed on the block's pattern and the placement; its values are copied again when the block's
+  object state changes. The arrays are mmap()ed so that their pages are fresh.
+*/
+typedef struct {
+  AIJHybridBlockKey key;
+  PetscObjectState  state;
+  PetscInt          nparts, nthreads;
+  PetscInt         *rowb, *nzb; /* nparts+1 each */
+  PetscInt         *i, *j;
+  PetscScalar      *a;
+} AIJHybridMirror;
 
 /* CSC pattern of one block for the race-free transpose, cached like AIJHybridRowPart */
 typedef struct {
@@ -94,6 +113,11 @@ typedef struct {
   AIJHybridRowPart   diag_task;    /* task mode: the diagonal rows over threads 1..T-1 */
   PetscBool          has_offproc;  /* some rank has ghosts: set collectively at setup */
   AIJHybridTranspose tdiag, toffd; /* built on first transpose product */
+  PetscBool          first_touch;  /* multiply thread-placed copies of the blocks */
+  AIJHybridMirror    mdiag, moffd; /* those copies */
+  PetscReal          task_share;   /* task mode: thread 0's diagonal share after the exchange; < 0: measured */
+  PetscReal          task_lead;    /* the share in force */
+  PetscInt           task_adapts;  /* measurements that resized it; AIJHYBRID_TASK_ADAPT_MAX ends them */
   AIJHybridHalo      halo;         /* mpi only */
   Mat                halo_block;   /* off-diagonal block the halo was built for (referenced) */
   PetscScalar       *ghost, *ghost_t; /* ghost values (forward) and ghost contributions (transpose) */
@@ -109,6 +133,10 @@ typedef struct {
 #define AIJHYBRID_TSTAT_DIAG   0 /* diagonal block */
 #define AIJHYBRID_TSTAT_OFFD   1 /* off-diagonal block */
 #define AIJHYBRID_TSTAT_COMM   2 /* halo exchange driven by thread 0 (task mode) */
+
+#define AIJHYBRID_TASK_ADAPT_PRODUCTS 16   /* products measured before thread 0's share is resized */
+#define AIJHYBRID_TASK_ADAPT_MAX      4    /* resizings at most, per pattern, thread count and mode */
+#define AIJHYBRID_TASK_ADAPT_TOL      0.05 /* a change of the share smaller than this ends them */
 
 PETSC_INTERN PetscLogEvent MATAIJHYBRID_Partition, MATAIJHYBRID_HaloBegin, MATAIJHYBRID_HaloEnd, MATAIJHYBRID_Mult, MATAIJHYBRID_Transpose;
 PETSC_INTERN int           MatAIJHybrid_MPIThreadLevel;
@@ -130,6 +158,15 @@ PETSC_INTERN PetscErrorCode MatAIJHybridRowPartUpdate(AIJHybridRowPart *, Mat, M
 PETSC_INTERN PetscErrorCode MatAIJHybridRowPartReset(AIJHybridRowPart *);
 PETSC_INTERN PetscErrorCode MatAIJHybridTransposeUpdate(AIJHybridTranspose *, Mat, Mat, const AIJHybridPartParams *);
 PETSC_INTERN PetscErrorCode MatAIJHybridTransposeReset(AIJHybridTranspose *);
+PETSC_INTERN PetscErrorCode MatAIJHybridBlockKeyRead(Mat, AIJHybridBlockKey *, const PetscInt **, const PetscInt **);
+PETSC_INTERN PetscBool      MatAIJHybridBlockKeySame(const AIJHybridBlockKey *, const AIJHybridBlockKey *);
+PETSC_INTERN PetscErrorCode MatAIJHybridBlockKeyHold(AIJHybridBlockKey *, const AIJHybridBlockKey *, Mat);
+PETSC_INTERN PetscErrorCode MatAIJHybridBlockKeyRelease(AIJHybridBlockKey *);
+PETSC_INTERN PetscErrorCode MatAIJHybridMirrorUpdate(AIJHybridMirror *, Mat, Mat, const AIJHybridRowPart *, PetscInt, const PetscInt **, const PetscInt **, PetscScalar **);
+PETSC_INTERN PetscErrorCode MatAIJHybridMirrorReset(AIJHybridMirror *);
+PETSC_INTERN PetscErrorCode MatAIJHybridThreadStatsReset(Mat_AIJHybrid *);
+PETSC_INTERN PetscErrorCode MatAIJHybridTaskShareAdapt(Mat_AIJHybrid *);
+PETSC_INTERN PetscErrorCode MatCreateVecs_AIJHybrid(Mat, Vec *, Vec *);
 
 /* type constructors and converters */
 PETSC_INTERN PetscErrorCode MatCreate_SeqAIJHybrid(Mat);

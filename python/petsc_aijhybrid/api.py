@@ -95,6 +95,53 @@ def get_diffusion(A):
     return t.value, m.value
 
 
+def set_first_touch(A, flag):
+    """Multiply copies of the blocks first touched by the threads that read them (NUMA placement)."""
+    _call("MatAIJHybridSetFirstTouch", _mat(A), ctypes.c_int(1 if flag else 0))
+
+
+def get_first_touch(A):
+    f = ctypes.c_int()
+    _call("MatAIJHybridGetFirstTouch", _mat(A), ctypes.byref(f))
+    return bool(f.value)
+
+
+def set_task_share(A, share):
+    """Task mode: share of an equal diagonal part thread 0 takes after the halo exchange, in [0, 1];
+    None (the default) sizes it from measured times."""
+    _call("MatAIJHybridSetTaskShare", _mat(A), _real_type()(-1.0 if share is None else float(share)))
+
+
+def get_task_share(A):
+    """(set, in_use): the share set (None when measured) and the share in force now."""
+    s, u = _real_type()(), _real_type()()
+    _call("MatAIJHybridGetTaskShare", _mat(A), ctypes.byref(s), ctypes.byref(u))
+    return (None if s.value < 0 else s.value), u.value
+
+
+def get_thread_times(A):
+    """Measured busy seconds per forward product of each thread since the statistics started:
+    dict with nthreads, products, and lists comm (halo exchange, task mode's thread 0), diag and offd."""
+    I, R = _int_type(), _real_type()
+    n, p = I(), I()
+    _call("MatAIJHybridGetThreadTimes", _mat(A), ctypes.byref(n), ctypes.byref(p), None)
+    times = (R * (3 * n.value))()
+    if n.value:
+        _call("MatAIJHybridGetThreadTimes", _mat(A), ctypes.byref(n), ctypes.byref(p), times)
+    return {
+        "nthreads": n.value,
+        "products": p.value,
+        "comm": [times[3 * t] for t in range(n.value)],
+        "diag": [times[3 * t + 1] for t in range(n.value)],
+        "offd": [times[3 * t + 2] for t in range(n.value)],
+    }
+
+
+def reset_thread_times(A):
+    """Start the per-thread time statistics again (e.g. after a warm-up)."""
+    _call("MatAIJHybridResetThreadTimes", _mat(A))
+
+
 def get_partition_info(A):
     """Dict with nthreads, type, imbalance, imbalance_offdiag, sweeps, build_time, builds."""
     I, R = _int_type(), _real_type()

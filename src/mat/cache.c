@@ -6,7 +6,7 @@
 #include "../aijhybrid.h"
 
 /* the key of block as it is now, and its CSR row pointers and column indices */
-static PetscErrorCode BlockKeyRead(Mat block, AIJHybridBlockKey *key, const PetscInt **ai, const PetscInt **aj)
+PetscErrorCode MatAIJHybridBlockKeyRead(Mat block, AIJHybridBlockKey *key, const PetscInt **ai, const PetscInt **aj)
 {
   PetscFunctionBegin;
   PetscCall(PetscMemzero(key, sizeof(*key)));
@@ -19,12 +19,12 @@ static PetscErrorCode BlockKeyRead(Mat block, AIJHybridBlockKey *key, const Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscBool BlockKeySame(const AIJHybridBlockKey *a, const AIJHybridBlockKey *b)
+PetscBool MatAIJHybridBlockKeySame(const AIJHybridBlockKey *a, const AIJHybridBlockKey *b)
 {
   return (PetscBool)(a->block == b->block && a->nzstate == b->nzstate && a->m == b->m && a->n == b->n && a->nz == b->nz);
 }
 
-static PetscErrorCode BlockKeyRelease(AIJHybridBlockKey *key)
+PetscErrorCode MatAIJHybridBlockKeyRelease(AIJHybridBlockKey *key)
 {
   PetscFunctionBegin;
   if (key->owns_ref) PetscCall(MatDestroy(&key->block));
@@ -33,10 +33,10 @@ static PetscErrorCode BlockKeyRelease(AIJHybridBlockKey *key)
 }
 
 /* keep key in held; a block other than A (the matrix owning the cache) is referenced */
-static PetscErrorCode BlockKeyHold(AIJHybridBlockKey *held, const AIJHybridBlockKey *key, Mat A)
+PetscErrorCode MatAIJHybridBlockKeyHold(AIJHybridBlockKey *held, const AIJHybridBlockKey *key, Mat A)
 {
   PetscFunctionBegin;
-  PetscCall(BlockKeyRelease(held));
+  PetscCall(MatAIJHybridBlockKeyRelease(held));
   *held = *key;
   if (key->block != A) {
     PetscCall(PetscObjectReference((PetscObject)key->block));
@@ -48,7 +48,7 @@ static PetscErrorCode BlockKeyHold(AIJHybridBlockKey *held, const AIJHybridBlock
 PetscErrorCode MatAIJHybridRowPartReset(AIJHybridRowPart *p)
 {
   PetscFunctionBegin;
-  PetscCall(BlockKeyRelease(&p->key));
+  PetscCall(MatAIJHybridBlockKeyRelease(&p->key));
   PetscCall(PetscFree(p->rows));
   PetscCall(PetscFree(p->rowptr));
   PetscCall(PetscFree(p->bounds));
@@ -59,7 +59,7 @@ PetscErrorCode MatAIJHybridRowPartReset(AIJHybridRowPart *p)
 PetscErrorCode MatAIJHybridTransposeReset(AIJHybridTranspose *t)
 {
   PetscFunctionBegin;
-  PetscCall(BlockKeyRelease(&t->key));
+  PetscCall(MatAIJHybridBlockKeyRelease(&t->key));
   PetscCall(PetscFree3(t->ti, t->tj, t->perm));
   PetscCall(MatAIJHybridRowPartReset(&t->part));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -67,10 +67,45 @@ PetscErrorCode MatAIJHybridTransposeReset(AIJHybridTranspose *t)
 
 static PetscBool SameParams(const AIJHybridPartParams *a, const AIJHybridPartParams *b)
 {
-  return (PetscBool)(a->nthreads == b->nthreads && a->type == b->type && a->row_cost == b->row_cost && a->diffusion_tol == b->diffusion_tol && a->diffusion_max_it == b->diffusion_max_it);
+  return (PetscBool)(a->nthreads == b->nthreads && a->type == b->type && a->row_cost == b->row_cost && a->diffusion_tol == b->diffusion_tol && a->diffusion_max_it == b->diffusion_max_it && a->lead == b->lead);
 }
 
-/* compute p->bounds for n rows with cumulative nonzeros rowptr */
+/* bounds[0..T] of n rows with cumulative nonzeros rowptr into T parts by the partitioner of params */
+static PetscErrorCode PartitionRange(PetscInt n, const PetscInt *rowptr, PetscInt T, const AIJHybridPartParams *params, PetscInt *bounds, PetscInt *sweeps)
+{
+  AIJHybridCost cost;
+
+  PetscFunctionBegin;
+  cost.n      = n;
+  cost.rowptr = rowptr;
+  cost.c      = params->type == MAT_AIJHYBRID_PARTITION_ROWS ? 1.0 : params->row_cost;
+  *sweeps     = 0;
+  if (n == 0) {
+    for (PetscInt t = 0; t <= T; t++) bounds[t] = 0;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  switch (params->type) {
+  case MAT_AIJHYBRID_PARTITION_ROWS:
+    PetscCall(AIJHybridPartitionRows(n, T, bounds));
+    break;
+  case MAT_AIJHYBRID_PARTITION_NNZ:
+    PetscCall(AIJHybridPartitionGreedy(&cost, T, bounds));
+    break;
+  case MAT_AIJHYBRID_PARTITION_DIFFUSION:
+    PetscCall(AIJHybridPartitionDiffusion(&cost, T, params->diffusion_tol, params->diffusion_max_it, bounds, sweeps));
+    break;
+  case MAT_AIJHYBRID_PARTITION_OPTIMAL:
+    PetscCall(AIJHybridPartitionOptimal(&cost, T, bounds));
+    break;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  compute p->bounds for n rows with cumulative nonzeros rowptr; with a lead part (params->lead >= 0)
+  part 0 is the leading rows whose cost is closest to lead times an equal share, and parts 1..T-1
+  split the remaining rows with the chosen partitioner
+*/
 static PetscErrorCode RowPartBuildBounds(AIJHybridRowPart *p, PetscInt n, const PetscInt *rowptr, const AIJHybridPartParams *params)
 {
   const PetscInt T = params->nthreads;
@@ -84,29 +119,28 @@ static PetscErrorCode RowPartBuildBounds(AIJHybridRowPart *p, PetscInt n, const 
   PetscCall(PetscMalloc1(T + 1, &p->bounds));
   cost.n      = n;
   cost.rowptr = rowptr;
-  cost.c      = params->type == MAT_AIJHYBRID_PARTITION_ROWS ? 1.0 : params->row_cost;
-  p->sweeps   = 0;
-  if (n == 0) {
-    for (PetscInt t = 0; t <= T; t++) p->bounds[t] = 0;
-  } else {
-    switch (params->type) {
-    case MAT_AIJHYBRID_PARTITION_ROWS:
-      PetscCall(AIJHybridPartitionRows(n, T, p->bounds));
-      break;
-    case MAT_AIJHYBRID_PARTITION_NNZ:
-      PetscCall(AIJHybridPartitionGreedy(&cost, T, p->bounds));
-      break;
-    case MAT_AIJHYBRID_PARTITION_DIFFUSION:
-      PetscCall(AIJHybridPartitionDiffusion(&cost, T, params->diffusion_tol, params->diffusion_max_it, p->bounds, &p->sweeps));
-      break;
-    case MAT_AIJHYBRID_PARTITION_OPTIMAL:
-      PetscCall(AIJHybridPartitionOptimal(&cost, T, p->bounds));
-      break;
-    }
-  }
-  /* imbalance is always reported in nonzeros + row cost, the quantity the kernel streams */
-  cost.c = params->row_cost;
-  if (n > 0) PetscCall(AIJHybridPartitionImbalance(&cost, T, p->bounds, &p->imbalance));
+  cost.c      = params->row_cost;
+  if (params->lead >= 0 && T > 1) {
+    PetscInt r0 = 0;
+
+    if (n > 0) PetscCall(AIJHybridPartitionLead(&cost, T, params->lead, &r0));
+    p->bounds[0] = 0;
+    PetscCall(PartitionRange(n - r0, rowptr + r0, T - 1, params, p->bounds + 1, &p->sweeps));
+    for (PetscInt t = 1; t <= T; t++) p->bounds[t] += r0;
+  } else PetscCall(PartitionRange(n, rowptr, T, params, p->bounds, &p->sweeps));
+  /* imbalance is always reported in nonzeros + row cost, the quantity the kernel streams; with a
+     lead part, over the parts 1..T-1 (part 0 is smaller by design) */
+  if (n > 0 && params->lead >= 0 && T > 1) {
+    const PetscInt r0 = p->bounds[1];
+    PetscInt      *rel;
+
+    PetscCall(PetscMalloc1(T, &rel));
+    for (PetscInt t = 0; t < T; t++) rel[t] = p->bounds[t + 1] - r0;
+    cost.n      = n - r0;
+    cost.rowptr = rowptr + r0;
+    PetscCall(AIJHybridPartitionImbalance(&cost, T - 1, rel, &p->imbalance));
+    PetscCall(PetscFree(rel));
+  } else if (n > 0) PetscCall(AIJHybridPartitionImbalance(&cost, T, p->bounds, &p->imbalance));
   else p->imbalance = 1.0;
   p->params = *params;
   p->nrows  = n;
@@ -131,13 +165,13 @@ PetscErrorCode MatAIJHybridRowPartUpdate(AIJHybridRowPart *p, Mat A, Mat block, 
   AIJHybridBlockKey key;
 
   PetscFunctionBegin;
-  PetscCall(BlockKeyRead(block, &key, &ai, &aj));
-  if (!BlockKeySame(&p->key, &key) || p->compressed != compressed) {
+  PetscCall(MatAIJHybridBlockKeyRead(block, &key, &ai, &aj));
+  if (!MatAIJHybridBlockKeySame(&p->key, &key) || p->compressed != compressed) {
     PetscInt builds = p->builds;
 
     PetscCall(MatAIJHybridRowPartReset(p));
     p->builds = builds;
-    PetscCall(BlockKeyHold(&p->key, &key, A));
+    PetscCall(MatAIJHybridBlockKeyHold(&p->key, &key, A));
     p->compressed = compressed;
     if (compressed) {
       PetscInt k = 0;
@@ -173,13 +207,13 @@ PetscErrorCode MatAIJHybridTransposeUpdate(AIJHybridTranspose *t, Mat A, Mat blo
   const PetscInt    m = block->rmap->n, n = block->cmap->n;
 
   PetscFunctionBegin;
-  PetscCall(BlockKeyRead(block, &key, &ai, &aj));
-  if (!t->ti || !BlockKeySame(&t->key, &key)) {
+  PetscCall(MatAIJHybridBlockKeyRead(block, &key, &ai, &aj));
+  if (!t->ti || !MatAIJHybridBlockKeySame(&t->key, &key)) {
     const PetscInt nz = key.nz;
     PetscInt      *fill;
 
     PetscCall(MatAIJHybridTransposeReset(t));
-    PetscCall(BlockKeyHold(&t->key, &key, A));
+    PetscCall(MatAIJHybridBlockKeyHold(&t->key, &key, A));
     PetscCall(PetscLogEventBegin(MATAIJHYBRID_Partition, 0, 0, 0, 0));
     PetscCall(PetscMalloc3(n + 1, &t->ti, nz, &t->tj, nz, &t->perm));
     PetscCall(PetscArrayzero(t->ti, n + 1));

@@ -45,7 +45,7 @@ static PetscErrorCode MatAIJHybridMPISetUp(Mat A)
   PetscCall(MatAIJHybridRowPartUpdate(&ctx->diag, A, Ad, PETSC_FALSE, &params));
   PetscCall(MatAIJHybridRowPartUpdate(&ctx->offd, A, Ao, PETSC_TRUE, &params));
   if (MatAIJHybridEffectiveMode(ctx, params.nthreads) == MAT_AIJHYBRID_MODE_TASK) {
-    params.nthreads--;
+    params.lead = ctx->task_lead;
     PetscCall(MatAIJHybridRowPartUpdate(&ctx->diag_task, A, Ad, PETSC_FALSE, &params));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -66,7 +66,7 @@ static PetscErrorCode MatAIJHybridMPIPrepare(Mat A, Mat *Ad, Mat *Ao, MatAIJHybr
   PetscCall(MatAIJHybridRowPartUpdate(&ctx->offd, A, *Ao, PETSC_TRUE, &params));
   *mode = MatAIJHybridEffectiveMode(ctx, params.nthreads);
   if (*mode == MAT_AIJHYBRID_MODE_TASK) {
-    params.nthreads--;
+    params.lead = ctx->task_lead;
     PetscCall(MatAIJHybridRowPartUpdate(&ctx->diag_task, A, *Ad, PETSC_FALSE, &params));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -88,34 +88,43 @@ static inline void DiagParts(PetscInt first, PetscInt step, PetscInt Td, const P
                thread multiplies its rows of the diagonal block, a barrier, and every thread its
                share of the non-empty rows of the off-diagonal block.
   task mode:   one parallel region: thread 0 (the main thread, so MPI_THREAD_FUNNELED suffices)
-               begins and ends the halo exchange while threads 1..T-1 multiply the diagonal block
-               over their partition (T-1 parts); a barrier; then all T threads multiply the
-               off-diagonal block. Thread 0 takes no diagonal rows (README, "What the type does").
-  No PETSc call is made by a thread other than 0; errors of thread 0 are kept and checked after
-  the region. Each thread adds its busy time per phase to its own (padded) slot of ctx->tstat with
+               begins and ends the halo exchange while threads 1..T-1 multiply their parts of the
+               diagonal block; thread 0 then multiplies its own part, the leading rows, sized from
+               the measured exchange time so that it finishes with the others
+               (MatAIJHybridTaskShareAdapt(), or fixed by -mat_aijhybrid_task_share); a barrier;
+               then all T threads multiply the off-diagonal block.
+  Part t of a partition runs on thread t mod nth (nth < T only if OpenMP gives fewer threads). No
+  PETSc call is made by a thread other than 0; errors of thread 0 are kept and checked after the
+  region. Each thread adds its busy time per phase to its own (padded) slot of ctx->tstat with
   omp_get_wtime(): no PETSc call on workers.
 */
 static PetscErrorCode MatMultAdd_MPIAIJHybrid_Private(Mat A, Vec x, Vec z, Vec y)
 {
-  Mat_AIJHybrid     *ctx;
-  Mat                Ad, Ao;
-  const PetscInt    *di, *dj, *oi, *oj, *dbounds, *obounds, *orows;
-  PetscScalar       *da, *oa, *ya, *ghost;
-  const PetscScalar *xa, *za = NULL;
-  PetscInt           T, To, Td;
-  MatAIJHybridMode   mode;
-  PetscErrorCode     ierr = PETSC_SUCCESS;
+  Mat_AIJHybrid          *ctx;
+  Mat                     Ad, Ao;
+  const AIJHybridRowPart *dpart;
+  const PetscInt         *di, *dj, *oi, *oj, *dbounds, *obounds, *orows;
+  PetscScalar            *da, *oa, *ya, *ghost;
+  const PetscScalar      *xa, *za = NULL;
+  PetscInt                T, To;
+  MatAIJHybridMode        mode;
+  PetscErrorCode          ierr = PETSC_SUCCESS;
 
   PetscFunctionBegin;
   PetscCall(MatAIJHybridGetContext(A, &ctx));
   PetscCall(MatAIJHybridMPIPrepare(A, &Ad, &Ao, &mode));
-  PetscCall(MatAIJHybridThreadStatsPrepare(ctx, ctx->diag.params.nthreads, mode));
-  PetscCall(MatSeqAIJGetCSRAndMemType(Ad, &di, &dj, &da, NULL));
-  PetscCall(MatSeqAIJGetCSRAndMemType(Ao, &oi, &oj, &oa, NULL));
-  T       = ctx->diag.params.nthreads;
+  T     = ctx->diag.params.nthreads;
+  dpart = mode == MAT_AIJHYBRID_MODE_TASK ? &ctx->diag_task : &ctx->diag;
+  PetscCall(MatAIJHybridThreadStatsPrepare(ctx, T, mode));
+  if (ctx->first_touch) {
+    PetscCall(MatAIJHybridMirrorUpdate(&ctx->mdiag, A, Ad, dpart, T, &di, &dj, &da));
+    PetscCall(MatAIJHybridMirrorUpdate(&ctx->moffd, A, Ao, &ctx->offd, T, &oi, &oj, &oa));
+  } else {
+    PetscCall(MatSeqAIJGetCSRAndMemType(Ad, &di, &dj, &da, NULL));
+    PetscCall(MatSeqAIJGetCSRAndMemType(Ao, &oi, &oj, &oa, NULL));
+  }
   To      = ctx->offd.params.nthreads;
-  dbounds = mode == MAT_AIJHYBRID_MODE_TASK ? ctx->diag_task.bounds : ctx->diag.bounds;
-  Td      = mode == MAT_AIJHYBRID_MODE_TASK ? ctx->diag_task.params.nthreads : T;
+  dbounds = dpart->bounds;
   obounds = ctx->offd.bounds;
   orows   = ctx->offd.rows;
   ghost   = ctx->ghost;
@@ -131,18 +140,16 @@ static PetscErrorCode MatMultAdd_MPIAIJHybrid_Private(Mat A, Vec x, Vec z, Vec y
     const PetscInt nth = omp_get_num_threads(), tid = omp_get_thread_num();
     double        *tt  = ctx->tstat + AIJHYBRID_TSTAT_STRIDE * tid, t0 = omp_get_wtime(), t1;
 
-    if (mode == MAT_AIJHYBRID_MODE_VECTOR) {
-      DiagParts(tid, nth, Td, dbounds, di, dj, da, xa, za, ya);
-    } else if (tid == 0) {
+    if (mode == MAT_AIJHYBRID_MODE_TASK && tid == 0) {
       ierr = AIJHybridHaloForwardBegin(&ctx->halo, xa, ghost);
       if (!ierr) ierr = AIJHybridHaloForwardEnd(&ctx->halo, xa, ghost);
-      tt[AIJHYBRID_TSTAT_COMM] += omp_get_wtime() - t0;
-      if (nth == 1) DiagParts(0, 1, Td, dbounds, di, dj, da, xa, za, ya); /* OpenMP gave no worker */
-    } else {
-      DiagParts(tid - 1, nth - 1, Td, dbounds, di, dj, da, xa, za, ya);
+      t1 = omp_get_wtime();
+      tt[AIJHYBRID_TSTAT_COMM] += t1 - t0;
+      t0 = t1;
     }
+    DiagParts(tid, nth, T, dbounds, di, dj, da, xa, za, ya);
     t1 = omp_get_wtime();
-    if (mode == MAT_AIJHYBRID_MODE_VECTOR || tid > 0 || nth == 1) tt[AIJHYBRID_TSTAT_DIAG] += t1 - t0;
+    tt[AIJHYBRID_TSTAT_DIAG] += t1 - t0;
 #pragma omp barrier
     t0 = omp_get_wtime();
     if (!ierr) {
@@ -154,6 +161,7 @@ static PetscErrorCode MatMultAdd_MPIAIJHybrid_Private(Mat A, Vec x, Vec z, Vec y
   ctx->nprod++;
   PetscCall(ierr);
   PetscCall(PetscLogEventEnd(MATAIJHYBRID_Mult, A, 0, 0, 0));
+  PetscCall(MatAIJHybridTaskShareAdapt(ctx));
 
   PetscCall(MatAIJHybridRestoreVecArrays(x, z, y, &xa, &za, &ya));
   PetscCall(PetscLogFlops(2.0 * (ctx->diag.key.nz + ctx->offd.key.nz) - (z ? 0 : A->rmap->n)));

@@ -10,8 +10,8 @@ PetscErrorCode MatAIJHybridSetFromOptions_Private(Mat A, AIJHybridOptionItems Pe
 {
   PetscInt  nthreads = ctx->params.nthreads, maxit = ctx->params.diffusion_max_it;
   PetscEnum type     = (PetscEnum)ctx->params.type, mode;
-  PetscReal rc = ctx->params.row_cost, tol = ctx->params.diffusion_tol;
-  PetscBool set;
+  PetscReal rc = ctx->params.row_cost, tol = ctx->params.diffusion_tol, share = ctx->task_share;
+  PetscBool set, ft;
 
   PetscFunctionBegin;
   PetscOptionsHeadBegin(PetscOptionsObject, "AIJHybrid options (hybrid MPI/OpenMP products)");
@@ -26,6 +26,10 @@ PetscErrorCode MatAIJHybridSetFromOptions_Private(Mat A, AIJHybridOptionItems Pe
   PetscCall(PetscOptionsReal("-mat_aijhybrid_diffusion_tol", "Diffusion partition: stop when max/mean cost <= 1 + tol", "MatAIJHybridSetDiffusion", tol, &tol, &set));
   PetscCall(PetscOptionsInt("-mat_aijhybrid_diffusion_max_it", "Diffusion partition: maximum number of sweeps", "MatAIJHybridSetDiffusion", maxit, &maxit, &set));
   PetscCall(MatAIJHybridSetDiffusion(A, tol, maxit));
+  PetscCall(PetscOptionsBool("-mat_aijhybrid_first_touch", "Multiply copies of the blocks first touched by the threads that read them (NUMA placement; doubles the matrix memory)", "MatAIJHybridSetFirstTouch", ctx->first_touch, &ft, &set));
+  if (set) PetscCall(MatAIJHybridSetFirstTouch(A, ft));
+  PetscCall(PetscOptionsReal("-mat_aijhybrid_task_share", "Task mode: share of an equal part of the diagonal block thread 0 multiplies after the halo exchange, 0 to 1, or -1 to size it from measured times", "MatAIJHybridSetTaskShare", share, &share, &set));
+  if (set) PetscCall(MatAIJHybridSetTaskShare(A, share));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -400,3 +404,208 @@ PetscErrorCode MatAIJHybridGetPartition(Mat A, PetscInt *nthreads, const PetscIn
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+
+/*@
+  MatAIJHybridSetFirstTouch - Sets whether the products multiply copies of the matrix blocks whose
+  memory pages were first touched by the threads that read them (NUMA placement)
+
+  Logically Collective
+
+  Input Parameters:
++ A   - the matrix (ignored unless it is `MATAIJHYBRID`)
+- flg - `PETSC_TRUE` to place the copies, `PETSC_FALSE` (default) to multiply AIJ's own arrays
+
+  Options Database Key:
+. -mat_aijhybrid_first_touch <bool> - first touch
+
+  Level: advanced
+
+  Notes:
+  On a machine with several memory domains (NUMA nodes) per rank, Linux places a memory page in the
+  domain of the thread that first writes it. PETSc's AIJ arrays are written by the main thread,
+  so they all land in its domain. With first touch, the products use a copy of each block (and
+  `MatCreateVecs()` makes vectors) whose rows were first written by the thread that multiplies
+  them, with the thread partition in force. The copy costs the memory of the matrix again and a
+  copy of the values whenever they change; its placement follows the partition (it is placed
+  again when the partition, the thread count or the mode changes). Results are identical with
+  and without it. With one memory domain per rank it has no use.
+
+.seealso: `MATAIJHYBRID`, `MatAIJHybridGetFirstTouch()`, `MatAIJHybridSetNumThreads()`
+@*/
+PetscErrorCode MatAIJHybridSetFirstTouch(Mat A, PetscBool flg)
+{
+  Mat_AIJHybrid *ctx = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContextChecked(A, PETSC_FALSE, &ctx));
+  PetscValidLogicalCollectiveBool(A, flg, 2);
+  if (!ctx) PetscFunctionReturn(PETSC_SUCCESS);
+  ctx->first_touch = flg;
+  if (!flg) {
+    PetscCall(MatAIJHybridMirrorReset(&ctx->mdiag));
+    PetscCall(MatAIJHybridMirrorReset(&ctx->moffd));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatAIJHybridGetFirstTouch - Gets whether the products multiply first-touched copies of the blocks
+
+  Not Collective
+
+  Input Parameter:
+. A - the matrix
+
+  Output Parameter:
+. flg - `PETSC_TRUE` if first touch is on
+
+  Level: advanced
+
+.seealso: `MATAIJHYBRID`, `MatAIJHybridSetFirstTouch()`
+@*/
+PetscErrorCode MatAIJHybridGetFirstTouch(Mat A, PetscBool *flg)
+{
+  Mat_AIJHybrid *ctx = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContextChecked(A, PETSC_TRUE, &ctx));
+  *flg = ctx->first_touch;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatAIJHybridSetTaskShare - Sets how much of the diagonal block thread 0 multiplies in task mode,
+  after it has driven the halo exchange
+
+  Logically Collective
+
+  Input Parameters:
++ A     - the matrix (ignored unless it is `MATAIJHYBRID`)
+- share - a fraction in [0, 1] of an equal part (0: thread 0 only communicates; 1: it takes as
+          many rows as each other thread), or `PETSC_DETERMINE` (-1, the default) to size it from
+          the measured times
+
+  Options Database Key:
+. -mat_aijhybrid_task_share <s> - the share, or -1 for measured
+
+  Level: advanced
+
+  Note:
+  Measured (the default): the first 16 products run with share 1, then the share is set to
+  1 - (T-1) C / D from the measured exchange time C of thread 0 and diagonal time D summed over the
+  T threads, so that thread 0 finishes its exchange and its rows when the others finish theirs;
+  it is measured again, at most 4 times, until it settles. Where the exchange is cheap (one node)
+  thread 0 takes a near-equal part; where it takes as long as a thread's diagonal part, none.
+  Results do not depend on the share.
+
+.seealso: `MATAIJHYBRID`, `MatAIJHybridGetTaskShare()`, `MatAIJHybridSetMode()`
+@*/
+PetscErrorCode MatAIJHybridSetTaskShare(Mat A, PetscReal share)
+{
+  Mat_AIJHybrid *ctx = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContextChecked(A, PETSC_FALSE, &ctx));
+  PetscValidLogicalCollectiveReal(A, share, 2);
+  PetscCheck(share == (PetscReal)PETSC_DETERMINE || (share >= 0.0 && share <= 1.0), PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Invalid task share %g for -mat_aijhybrid_task_share: must be in [0, 1], or -1 to measure it", (double)share);
+  if (!ctx) PetscFunctionReturn(PETSC_SUCCESS);
+  ctx->task_share  = share < 0 ? -1.0 : share;
+  ctx->task_lead   = share < 0 ? 1.0 : share;
+  ctx->task_adapts = 0;
+  PetscCall(MatAIJHybridThreadStatsReset(ctx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatAIJHybridGetTaskShare - Gets the share of the diagonal block thread 0 multiplies in task mode
+
+  Not Collective
+
+  Input Parameter:
+. A - the matrix
+
+  Output Parameters:
++ share  - what was set: a fraction in [0, 1], or -1 for measured
+- in_use - the share in force now (the measured one, when measured); may be `NULL`
+
+  Level: advanced
+
+.seealso: `MATAIJHYBRID`, `MatAIJHybridSetTaskShare()`
+@*/
+PetscErrorCode MatAIJHybridGetTaskShare(Mat A, PetscReal *share, PetscReal *in_use)
+{
+  Mat_AIJHybrid *ctx = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContextChecked(A, PETSC_TRUE, &ctx));
+  if (share) *share = ctx->task_share;
+  if (in_use) *in_use = ctx->task_lead;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatAIJHybridGetThreadTimes - Gets the measured busy time of each thread, per product, in the
+  forward products (`MatMult()`, `MatMultAdd()`) since the statistics last started
+
+  Not Collective
+
+  Input Parameter:
+. A - the matrix
+
+  Output Parameters:
++ nthreads  - number of threads the statistics are for (0 before the first product)
+. nproducts - number of products they accumulate
+- times     - if not `NULL`, an array of 3*nthreads entries the caller provides: for thread t,
+              times[3t] is its halo-exchange time (task mode, thread 0), times[3t+1] its
+              diagonal-block time and times[3t+2] its off-diagonal-block time, in seconds per product
+
+  Level: advanced
+
+  Notes:
+  Call once with `times` `NULL` to learn `nthreads`. The statistics start again when the thread
+  count or the mode changes, when the task-mode share of thread 0 is resized, and after
+  `MatAIJHybridResetThreadTimes()`. They are taken with `omp_get_wtime()` by each thread; with
+  `-mat_view ::ascii_info_detail` they are printed for every rank.
+
+.seealso: `MATAIJHYBRID`, `MatAIJHybridResetThreadTimes()`, `MatAIJHybridGetPartitionInfo()`
+@*/
+PetscErrorCode MatAIJHybridGetThreadTimes(Mat A, PetscInt *nthreads, PetscInt *nproducts, PetscReal times[])
+{
+  Mat_AIJHybrid *ctx = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContextChecked(A, PETSC_TRUE, &ctx));
+  if (nthreads) *nthreads = ctx->tstat ? ctx->tstat_T : 0;
+  if (nproducts) *nproducts = ctx->nprod;
+  if (times && ctx->tstat) {
+    for (PetscInt t = 0; t < ctx->tstat_T; t++) {
+      const double *tt = ctx->tstat + AIJHYBRID_TSTAT_STRIDE * t, n = ctx->nprod ? (double)ctx->nprod : 1.0;
+      times[3 * t]     = (PetscReal)(tt[AIJHYBRID_TSTAT_COMM] / n);
+      times[3 * t + 1] = (PetscReal)(tt[AIJHYBRID_TSTAT_DIAG] / n);
+      times[3 * t + 2] = (PetscReal)(tt[AIJHYBRID_TSTAT_OFFD] / n);
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatAIJHybridResetThreadTimes - Starts the per-thread time statistics again (e.g. after a warm-up)
+
+  Not Collective
+
+  Input Parameter:
+. A - the matrix
+
+  Level: advanced
+
+.seealso: `MATAIJHYBRID`, `MatAIJHybridGetThreadTimes()`
+@*/
+PetscErrorCode MatAIJHybridResetThreadTimes(Mat A)
+{
+  Mat_AIJHybrid *ctx = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContextChecked(A, PETSC_TRUE, &ctx));
+  PetscCall(MatAIJHybridThreadStatsReset(ctx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

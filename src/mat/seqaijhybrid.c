@@ -12,7 +12,8 @@ static PetscErrorCode MatAIJHybridSeqPrepare(Mat A, Mat_AIJHybrid **ctx, const P
   PetscCall(MatAIJHybridGetContext(A, ctx));
   PetscCall(MatAIJHybridContextCurrentParams(*ctx, &params));
   PetscCall(MatAIJHybridRowPartUpdate(&(*ctx)->diag, A, A, PETSC_FALSE, &params));
-  PetscCall(MatSeqAIJGetCSRAndMemType(A, ai, aj, aa, NULL));
+  if ((*ctx)->first_touch) PetscCall(MatAIJHybridMirrorUpdate(&(*ctx)->mdiag, A, A, &(*ctx)->diag, params.nthreads, ai, aj, aa));
+  else PetscCall(MatSeqAIJGetCSRAndMemType(A, ai, aj, aa, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -139,6 +139,7 @@ static PetscErrorCode MatAIJHybridStrip(Mat B)
   B->ops->view             = ctx->parentops.view;
   B->ops->convert          = ctx->parentops.convert;
   B->ops->creategraph      = ctx->parentops.creategraph;
+  B->ops->getvecs          = ctx->parentops.getvecs;
   PetscCall(MatAIJHybridContextDestroy(&ctx));
   B->spptr = NULL;
   PetscCall(PetscObjectComposeFunction((PetscObject)B, info->to_base, NULL));
@@ -233,6 +234,7 @@ PetscErrorCode MatConvert_AIJ_AIJHybrid(Mat A, MatType type, MatReuse reuse, Mat
   B->ops->setfromoptions   = MatSetFromOptions_AIJHybrid;
   B->ops->view             = MatView_AIJHybrid;
   B->ops->convert          = MatConvert_AIJHybrid_Any;
+  B->ops->getvecs          = MatCreateVecs_AIJHybrid;
   if (ctx->parentops.creategraph) B->ops->creategraph = MatCreateGraph_AIJHybrid;
   PetscCall(PetscObjectComposeFunction((PetscObject)B, info->to_base, MatConvert_AIJHybrid_AIJ));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, info->from_base, MatConvert_AIJ_AIJHybrid));

@@ -13,6 +13,7 @@ PetscErrorCode MatAIJHybridView_Private(Mat A, PetscViewer viewer, Mat_AIJHybrid
   PetscMPIInt       size, rank;
   PetscReal         imb[2], gimb[2];
   const char       *level = "unknown";
+  AIJHybridRowPart *dpart; /* the diagonal partition in force */
 
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &iascii));
@@ -35,25 +36,33 @@ PetscErrorCode MatAIJHybridView_Private(Mat A, PetscViewer viewer, Mat_AIJHybrid
     level = "MPI_THREAD_MULTIPLE";
     break;
   }
-  imb[0] = ctx->diag.bounds ? ctx->diag.imbalance : 1.0;
+  dpart  = MatAIJHybridEffectiveMode(ctx, ctx->params.nthreads) == MAT_AIJHYBRID_MODE_TASK && ctx->diag_task.bounds ? &ctx->diag_task : &ctx->diag;
+  imb[0] = dpart->bounds ? dpart->imbalance : 1.0;
   imb[1] = ctx->offd.bounds ? ctx->offd.imbalance : 1.0;
   PetscCallMPI(MPI_Allreduce(imb, gimb, 2, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)A)));
   PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: %" PetscInt_FMT " OpenMP threads per rank, mode %s, partition %s (row cost %g), MPI thread level %s\n", ctx->params.nthreads, MatAIJHybridModes[MatAIJHybridEffectiveMode(ctx, ctx->params.nthreads)], MatAIJHybridPartitionTypes[ctx->params.type], (double)ctx->params.row_cost, level));
+  if (MatAIJHybridEffectiveMode(ctx, ctx->params.nthreads) == MAT_AIJHYBRID_MODE_TASK) {
+    PetscReal share[2] = {-ctx->task_lead, ctx->task_lead}, gshare[2];
+
+    PetscCallMPI(MPI_Allreduce(share, gshare, 2, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)A)));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: task mode: after the halo exchange thread 0 multiplies %.2f to %.2f (over ranks) of an equal part of the diagonal block (%s)\n", (double)-gshare[0], (double)gshare[1], ctx->task_share < 0 ? "sized from measured times" : "set"));
+  }
+  if (ctx->first_touch) PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: first touch: the products multiply copies of the blocks placed by their threads\n"));
   if (size > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: load imbalance (max/mean cost per thread, worst rank): diagonal block %.4g, off-diagonal block %.4g\n", (double)gimb[0], (double)gimb[1]));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: load imbalance (max/mean cost per thread): %.4g\n", (double)gimb[0]));
   if (format == PETSC_VIEWER_ASCII_INFO_DETAIL) {
     char   line[4096];
     size_t len;
 
-    PetscCall(PetscSNPrintf(line, sizeof(line), "[%d] rows %" PetscInt_FMT ": diagonal imbalance %.4g (%" PetscInt_FMT " sweeps, built %" PetscInt_FMT " times, last in %.3g s)", rank, A->rmap->n, (double)imb[0], ctx->diag.sweeps, ctx->diag.builds, (double)ctx->diag.build_time));
+    PetscCall(PetscSNPrintf(line, sizeof(line), "[%d] rows %" PetscInt_FMT ": diagonal imbalance %.4g (%" PetscInt_FMT " sweeps, built %" PetscInt_FMT " times, last in %.3g s)", rank, A->rmap->n, (double)imb[0], dpart->sweeps, dpart->builds, (double)dpart->build_time));
     if (size > 1) {
       PetscCall(PetscStrlen(line, &len));
       PetscCall(PetscSNPrintf(line + len, sizeof(line) - len, ", off-diagonal %" PetscInt_FMT " non-empty rows, imbalance %.4g, %" PetscInt_FMT " ghosts", ctx->offd.nrows, (double)imb[1], ctx->halo.nghost));
     }
-    PetscCall(PetscStrlcat(line, "; thread row bounds:", sizeof(line)));
-    for (PetscInt t = 0; ctx->diag.bounds && t <= ctx->diag.params.nthreads; t++) {
+    PetscCall(PetscStrlcat(line, dpart == &ctx->diag_task ? "; task-mode thread row bounds (thread 0 first):" : "; thread row bounds:", sizeof(line)));
+    for (PetscInt t = 0; dpart->bounds && t <= dpart->params.nthreads; t++) {
       PetscCall(PetscStrlen(line, &len));
-      PetscCall(PetscSNPrintf(line + len, sizeof(line) - len, " %" PetscInt_FMT, ctx->diag.bounds[t]));
+      PetscCall(PetscSNPrintf(line + len, sizeof(line) - len, " %" PetscInt_FMT, dpart->bounds[t]));
     }
     if (ctx->tstat && ctx->nprod) {
       const PetscInt T = ctx->tstat_T;
@@ -66,7 +75,7 @@ PetscErrorCode MatAIJHybridView_Private(Mat A, PetscViewer viewer, Mat_AIJHybrid
         busy             = tt[AIJHYBRID_TSTAT_DIAG] + tt[AIJHYBRID_TSTAT_OFFD] + tt[AIJHYBRID_TSTAT_COMM];
         mx               = PetscMax(mx, busy);
         sum += busy;
-        dmax = PetscMax(dmax, tt[AIJHYBRID_TSTAT_DIAG]);
+        if (t > 0 || ctx->tstat_mode != MAT_AIJHYBRID_MODE_TASK) dmax = PetscMax(dmax, tt[AIJHYBRID_TSTAT_DIAG]);
         PetscCall(PetscStrlen(line, &len));
         PetscCall(PetscSNPrintf(line + len, sizeof(line) - len, " %.4g", 1e3 * busy / ctx->nprod));
       }
@@ -74,7 +83,7 @@ PetscErrorCode MatAIJHybridView_Private(Mat A, PetscViewer viewer, Mat_AIJHybrid
       PetscCall(PetscSNPrintf(line + len, sizeof(line) - len, "; measured imbalance %.3g", sum > 0 ? mx / (sum / T) : 1.0));
       if (ctx->tstat_mode == MAT_AIJHYBRID_MODE_TASK && comm > 0) {
         PetscCall(PetscStrlen(line, &len));
-        PetscCall(PetscSNPrintf(line + len, sizeof(line) - len, "; halo exchange %.4g ms against diagonal block %.4g ms per product: %.0f%% of the exchange hidden", 1e3 * comm / ctx->nprod, 1e3 * dmax / ctx->nprod, 100.0 * PetscMin(comm, dmax) / comm));
+        PetscCall(PetscSNPrintf(line + len, sizeof(line) - len, "; halo exchange %.4g ms against the other threads' diagonal parts %.4g ms per product: %.0f%% of the exchange hidden", 1e3 * comm / ctx->nprod, 1e3 * dmax / ctx->nprod, 100.0 * PetscMin(comm, dmax) / comm));
       }
     }
     PetscCall(PetscViewerASCIIPushSynchronized(viewer));

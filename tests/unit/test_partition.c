@@ -8,7 +8,10 @@
      - optimal equals a brute-force optimum on small cases, and is never beaten by the others;
      - diffusion is never worse than its greedy start;
      - greedy is within one row's cost of the ideal max(total/T) bound;
-     - rows gives equal row counts.
+     - rows gives equal row counts;
+     - the lead part (task mode's thread 0) is the leading rows whose cost is nearest to the share
+       of an equal part (checked against a scan of every r0), empty for share 0, and leaves every
+       other thread a row when rows >= threads.
    Prints "N passed, N failed" and exits non-zero on any failure.
 */
 #include "partition/partition.h"
@@ -160,6 +163,38 @@ int main(int argc, char **argv)
     CHECK(imb_rows > 1.5, "rows should be imbalanced on a dense region: %g", (double)imb_rows);
     CHECK(imb_nnz < 1.001 && imb_diff < 1.001, "balanced partitions should be near 1: nnz %g diffusion %g", (double)imb_nnz, (double)imb_diff);
     printf("dense region, 4 threads: imbalance rows %.4f nnz %.4f diffusion %.4f (%" PetscInt_FMT " sweeps)\n", (double)imb_rows, (double)imb_nnz, (double)imb_diff, sweeps);
+    PetscCall(PetscFree(rowptr));
+  }
+
+  /* the lead part of task mode's thread 0 */
+  for (int trial = 0; trial < 300; trial++) {
+    const Profile   p     = (Profile)(trial % NPROFILES);
+    const PetscInt  n     = 1 + (PetscInt)((trial % 2 ? 40 : 3000) * Uniform());
+    const PetscInt  T     = 1 + (PetscInt)(8 * Uniform());
+    const PetscReal share = trial % 5 == 0 ? 0.0 : (trial % 5 == 1 ? 1.0 : Uniform());
+    PetscInt       *rowptr, r0, best = 0;
+    AIJHybridCost   cost;
+    PetscReal       target, bestd = PETSC_MAX_REAL;
+
+    PetscCall(PetscMalloc1(n + 1, &rowptr));
+    MakeRowptr(p, n, rowptr);
+    cost.n      = n;
+    cost.rowptr = rowptr;
+    cost.c      = trial % 3 ? 2.0 : 0.0;
+    target      = share * AIJHybridCostRange(&cost, 0, n) / T;
+    PetscCall(AIJHybridPartitionLead(&cost, T, share, &r0));
+    for (PetscInt r = 0; r <= n; r++) { /* nearest, ties to the smaller r */
+      const PetscReal d = PetscAbsReal(AIJHybridCostRange(&cost, 0, r) - target);
+      if (d < bestd) {
+        bestd = d;
+        best  = r;
+      }
+    }
+    if (n >= T) best = PetscMin(best, n - (T - 1));
+    CHECK(r0 >= 0 && r0 <= n, "lead: r0 %" PetscInt_FMT " outside [0, %" PetscInt_FMT "]", r0, n);
+    CHECK(PetscAbsReal(AIJHybridCostRange(&cost, 0, r0) - target) <= PetscAbsReal(AIJHybridCostRange(&cost, 0, best) - target) + 1e-9, "lead: r0 %" PetscInt_FMT " not nearest (%" PetscInt_FMT ") to %g (n=%" PetscInt_FMT " T=%" PetscInt_FMT " share %g %s)", r0, best, (double)target, n, T, (double)share, profile_names[p]);
+    if (share == 0.0) CHECK(r0 == 0, "lead: share 0 gives %" PetscInt_FMT " rows", r0);
+    if (n >= T) CHECK(n - r0 >= T - 1, "lead: %" PetscInt_FMT " rows left for %" PetscInt_FMT " threads", n - r0, T - 1);
     PetscCall(PetscFree(rowptr));
   }
 

@@ -137,6 +137,45 @@ def run_case(case):
                         expect = "task" if (mode == "task" and t > 1 and C.size() > 1 and any_ghosts) else "vector"
                         assert ph.get_mode(Ah) == expect, (ph.get_mode(Ah), expect, mode, t)
                     y.destroy()
+        # thread 0's task-mode share of the diagonal block, fixed and measured (resized after 16 products)
+        ph.set_mode(Ah, "task")
+        for share in (0.0, 0.5, 1.0, None):
+            ph.set_task_share(Ah, share)
+            for t in (2, 3):
+                ph.set_num_threads(Ah, t)
+                for _ in range(20 if share is None else 1):
+                    y = fn(Ah)
+                    assert C.same_bits(y, base), "%s: task share %s with %d threads differs bitwise" % (vname, share, t)
+                    y.destroy()
+                got, in_use = ph.get_task_share(Ah)
+                assert got == share and 0.0 <= in_use <= 1.0, (got, in_use, share)
+                if share is not None:
+                    assert in_use == share, (in_use, share)
+                if vname == "mult":
+                    C.check_partition(Ah, t)
+        ph.set_task_share(Ah, None)
+        # first touch: copies of the blocks placed by their threads, refreshed when the values change
+        ph.set_first_touch(Ah, True)
+        assert ph.get_first_touch(Ah)
+        for mode in ("vector", "task"):
+            ph.set_mode(Ah, mode)
+            for t in (1, 2, 3):
+                ph.set_num_threads(Ah, t)
+                y = fn(Ah)
+                assert C.same_bits(y, base), "%s: first touch, mode %s with %d threads differs bitwise" % (vname, mode, t)
+                y.destroy()
+        for A in (Aa, Ah):
+            A.scale(2.0)
+        y, r = fn(Ah), fn(Aa)
+        assert C.rel_err(y, r, 2 * scale if scale > 0 else None) <= RTOL, "%s: first touch after MatScale" % vname
+        for v in (y, r):
+            v.destroy()
+        for A in (Aa, Ah):
+            A.scale(0.5)
+        y = fn(Ah)
+        assert C.same_bits(y, base), "%s: first touch after scaling back" % vname
+        y.destroy()
+        ph.set_first_touch(Ah, False)
         ph.set_num_threads(Ah, None)
         ph.set_partition_type(Ah, "nnz")
         ph.set_mode(Ah, "auto")
