@@ -64,6 +64,9 @@ def t_other_setters():
     expect_error(lambda: ph.set_diffusion(Ah, -1.0, 10), "set_diffusion(-1)")
     expect_error(lambda: ph.set_diffusion(Ah, 0.1, -1), "set_diffusion(max_it -1)")
     assert ph.get_diffusion(Ah) == (0.01, 50)
+    for bad in (-0.5, 1.5, float("nan")):
+        expect_error(lambda: ph.set_task_share(Ah, bad), "set_task_share(%g)" % bad)
+    assert ph.get_task_share(Ah) == (None, 1.0)
     try:
         ph.set_partition_type(Ah, "bogus")
     except ValueError as e:

@@ -69,6 +69,9 @@ if C.ph is not None and "aijhybrid" in A.getType():
     out["partition"] = C.ph.get_partition_type(A)
     out["row_cost"] = C.ph.get_row_cost(A)
     out["diffusion"] = list(C.ph.get_diffusion(A))
+    out["first_touch"] = C.ph.get_first_touch(A)
+    out["task_share"] = C.ph.get_task_share(A)[0]
+    out["thread_times"] = C.ph.get_thread_times(A)
 if mode == "view":
     A.viewFromOptions("-mat_view")
 C.report(out)
