@@ -46,7 +46,7 @@ LINK_AH     := -L$(LIBDIR) -Wl,-rpath,$(LIBDIR) -lpetscaijhybrid $(LIBPETSC) $(O
 
 SRC := src/register.c $(wildcard src/mat/*.c) \
        src/partition/partition.c src/exchange/halo.c \
-       src/exchange/nodeplan.c src/exchange/nodeaware.c
+       src/exchange/nodeplan.c src/exchange/nodeaware.c src/exchange/exchange.c
 OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SRC))
 HDR := $(wildcard include/*.h src/*.h src/*/*.h)
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/ex*.c))

@@ -10,6 +10,7 @@
 #include <petsc/private/matimpl.h>
 #include "partition/partition.h"
 #include "exchange/halo.h"
+#include "exchange/nodeaware.h"
 #include "kernels/csr.h"
 
 #if defined(_OPENMP)
@@ -103,6 +104,11 @@ typedef struct {
   PetscInt           tstat_T;    /* threads the statistics are for */
   MatAIJHybridMode   tstat_mode; /* mode they are for */
   PetscInt           nprod;      /* products accumulated */
+
+  /* node-aware halo exchange (mpi only): used by the products when node_aware; built for the statistics otherwise */
+  PetscBool           node_aware;
+  PetscInt            node_size; /* 0: nodes from MPI_COMM_TYPE_SHARED; k > 0: emulated nodes of k consecutive ranks */
+  AIJHybridNodeAware *na;        /* for the pattern of halo_block, built with na->node_size */
 } Mat_AIJHybrid;
 
 #define AIJHYBRID_TSTAT_STRIDE 8
@@ -130,6 +136,8 @@ PETSC_INTERN PetscErrorCode MatAIJHybridRowPartUpdate(AIJHybridRowPart *, Mat, M
 PETSC_INTERN PetscErrorCode MatAIJHybridRowPartReset(AIJHybridRowPart *);
 PETSC_INTERN PetscErrorCode MatAIJHybridTransposeUpdate(AIJHybridTranspose *, Mat, Mat, const AIJHybridPartParams *);
 PETSC_INTERN PetscErrorCode MatAIJHybridTransposeReset(AIJHybridTranspose *);
+PETSC_INTERN PetscErrorCode MatAIJHybridNodeAwareUpdate(Mat, Mat_AIJHybrid *, PetscBool);
+PETSC_INTERN PetscErrorCode MatAIJHybridViewNodeAware_Private(Mat, PetscViewer, Mat_AIJHybrid *, PetscViewerFormat);
 
 /* type constructors and converters */
 PETSC_INTERN PetscErrorCode MatCreate_SeqAIJHybrid(Mat);

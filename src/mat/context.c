@@ -36,6 +36,7 @@ PetscErrorCode MatAIJHybridContextDestroy(Mat_AIJHybrid **ctx)
   PetscCall(MatAIJHybridTransposeReset(&(*ctx)->tdiag));
   PetscCall(MatAIJHybridTransposeReset(&(*ctx)->toffd));
   PetscCall(AIJHybridHaloDestroy(&(*ctx)->halo));
+  PetscCall(AIJHybridNodeAwareDestroy(&(*ctx)->na));
   PetscCall(MatDestroy(&(*ctx)->halo_block));
   PetscCall(PetscFree2((*ctx)->ghost, (*ctx)->ghost_t));
   PetscCall(PetscFree((*ctx)->tstat));
@@ -49,6 +50,8 @@ PetscErrorCode MatAIJHybridContextCopyOptions(Mat_AIJHybrid *from, Mat_AIJHybrid
   to->params       = from->params;
   to->mode         = from->mode;
   to->nthreads_set = from->nthreads_set;
+  to->node_aware   = from->node_aware;
+  to->node_size    = from->node_size;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
