@@ -146,6 +146,26 @@ PetscErrorCode AIJHybridNodeAwareCreate(MPI_Comm comm, PetscLayout map, PetscInt
   PetscCall(AIJHybridNodeTopoCreate(size, label, &na->topo));
   PetscCall(PetscFree(label));
 
+  { /* bad ghosts fail on every rank, not in the middle of the collective setup */
+    PetscInt   *sorted;
+    PetscMPIInt bad[2] = {0, 0}, gbad[2];
+    PetscCall(PetscMalloc1(nghost, &sorted));
+    if (nghost) PetscCall(PetscArraycpy(sorted, ghosts, nghost));
+    PetscCall(PetscSortInt(nghost, sorted));
+    for (PetscInt k = 0; k < nghost; k++) {
+      if (sorted[k] < 0 || sorted[k] >= map->N) bad[0] = 1;
+      if (k && sorted[k] == sorted[k - 1]) bad[1] = 1;
+    }
+    PetscCall(PetscFree(sorted));
+    PetscCallMPI(MPI_Allreduce(bad, gbad, 2, MPI_INT, MPI_MAX, na->comm));
+    if (gbad[0] || gbad[1]) {
+      PetscCall(AIJHybridNodeTopoDestroy(&na->topo));
+      PetscCall(PetscCommDestroy(&na->comm));
+      PetscCall(PetscFree(na));
+      PetscCheck(!gbad[0], comm, PETSC_ERR_ARG_OUTOFRANGE, "A ghost index is out of the layout [0, %" PetscInt_FMT ") on some rank", map->N);
+      SETERRQ(comm, PETSC_ERR_ARG_WRONG, "A global index appears twice among the ghosts of some rank: ghosts must be distinct");
+    }
+  }
   PetscCall(AIJHybridNodePlanRequests(&na->topo, ranges, na->rank, nghost, ghosts, &o1));
   PetscCall(ExchangeMsgs(na->comm, na->rank, &o1, &i1));
   PetscCall(AIJHybridNodePlanUnions(&na->topo, ranges, na->rank, &i1, &o2));
