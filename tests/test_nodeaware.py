@@ -105,3 +105,15 @@ def test_options_help_and_view():
     _ok(run, 1)
     assert "AIJHybrid: halo exchange standard (PetscSF) (nodes from MPI_COMM_TYPE_SHARED)" in run.out
     assert "AIJHybrid: 1 nodes; one forward exchange, all ranks: standard 0 inter-node messages" in run.out
+
+
+@pytest.mark.parametrize("ranks", (1, 3, 5))
+def test_exchange_c_api(ranks):
+    """The public C object (tests/unit/exchange_api.c) under -malloc_debug -malloc_dump."""
+    exe = os.path.join(BUILD, "tests", "exchange_api")
+    assert os.path.exists(exe), "build the unit tests first: make unit"
+    run = mpirun.run([exe, "-malloc_debug", "-malloc_dump"], ranks=ranks, threads=1)
+    assert run.rc == 0, run.describe()
+    assert "exchange API matches" in run.output, run.describe()
+    assert "PetscAIJHybridExchange: 1 nodes" in run.output, run.describe()
+    assert " bytes " not in run.err, "unfreed memory:\n" + run.err[-3000:]
