@@ -119,13 +119,7 @@ PetscErrorCode PetscAIJHybridExchangeCreate(MPI_Comm comm, PetscLayout map, Pets
   PetscCall(PetscMalloc1(nghost, &e->ghosts));
   if (nghost) PetscCall(PetscArraycpy(e->ghosts, ghosts, nghost));
   if (node_aware) PetscCall(AIJHybridNodeAwareCreate(comm, e->map, nghost, e->ghosts, e->node_size, &e->na));
-  else {
-    PetscInt *g;
-    PetscCall(PetscMalloc1(nghost, &g)); /* the SF takes its own copy of the remote indices; this is freed below */
-    if (nghost) PetscCall(PetscArraycpy(g, ghosts, nghost));
-    PetscCall(AIJHybridHaloCreate(comm, e->map, nghost, g, &e->halo));
-    PetscCall(PetscFree(g));
-  }
+  else PetscCall(AIJHybridHaloCreate(comm, e->map, nghost, e->ghosts, &e->halo)); /* the SF keeps its own remote indices */
   *ex = e;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -5,37 +5,59 @@
 #include "nodeplan.h"
 #include <stdlib.h>
 
+typedef struct {
+  PetscInt    label;
+  PetscMPIInt p;
+} LabelRank;
+
+static int CmpLabelRank(const void *a, const void *b)
+{
+  const LabelRank *x = (const LabelRank *)a, *y = (const LabelRank *)b;
+  if (x->label != y->label) return x->label < y->label ? -1 : 1;
+  return x->p < y->p ? -1 : (x->p > y->p);
+}
+
+/* labels: any integers, equal for ranks on one node; nodes are numbered in the order of their lowest rank */
 PetscErrorCode AIJHybridNodeTopoCreate(PetscMPIInt size, const PetscInt label[], AIJHybridNodeTopo *topo)
 {
-  PetscInt *first, *cnt, nn = 0;
+  LabelRank *lr;
+  PetscInt  *first, *cnt, nn = 0;
 
   PetscFunctionBegin;
   PetscCheck(size >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Need at least one rank");
   topo->size = size;
   PetscCall(PetscMalloc4(size, &topo->node, size, &topo->lrank, size + 1, &topo->nptr, size, &topo->nranks));
-  PetscCall(PetscMalloc2(size, &first, size, &cnt));
-  /* renumber the labels in the order of their first rank (quadratic in the node count only) */
+  PetscCall(PetscMalloc3(size, &lr, size, &first, size, &cnt));
   for (PetscMPIInt p = 0; p < size; p++) {
-    PetscInt X = -1;
-    for (PetscInt m = 0; m < nn; m++) {
-      if (label[first[m]] == label[p]) {
-        X = m;
-        break;
-      }
+    lr[p].label = label[p];
+    lr[p].p     = p;
+  }
+  qsort(lr, (size_t)size, sizeof(LabelRank), CmpLabelRank); /* groups by label, ranks ascending in each */
+  for (PetscMPIInt i = 0; i < size; i++) {
+    if (i == 0 || lr[i].label != lr[i - 1].label) {
+      first[nn] = lr[i].p; /* lowest rank of the group */
+      cnt[nn++] = 0;
     }
-    if (X < 0) {
-      X          = nn++;
-      first[X]   = p;
-      cnt[X]     = 0;
-    }
-    topo->node[p]  = X;
-    topo->lrank[p] = cnt[X]++;
+    topo->lrank[lr[i].p] = cnt[nn - 1]++;
+    topo->node[lr[i].p]  = nn - 1; /* group number, renumbered below */
+  }
+  /* renumber the groups in the order of their lowest rank: first[] of the groups, ranked */
+  {
+    PetscInt *order, *newid;
+    PetscCall(PetscMalloc2(nn, &order, nn, &newid));
+    for (PetscInt X = 0; X < nn; X++) order[X] = X;
+    PetscCall(PetscSortIntWithArray(nn, first, order)); /* first[] distinct */
+    for (PetscInt X = 0; X < nn; X++) newid[order[X]] = X;
+    for (PetscMPIInt p = 0; p < size; p++) topo->node[p] = newid[topo->node[p]];
+    for (PetscInt X = 0; X < nn; X++) cnt[X] = 0;
+    for (PetscMPIInt p = 0; p < size; p++) cnt[topo->node[p]]++;
+    PetscCall(PetscFree2(order, newid));
   }
   topo->nnodes  = nn;
   topo->nptr[0] = 0;
   for (PetscInt X = 0; X < nn; X++) topo->nptr[X + 1] = topo->nptr[X] + cnt[X];
   for (PetscMPIInt p = 0; p < size; p++) topo->nranks[topo->nptr[topo->node[p]] + topo->lrank[p]] = p;
-  PetscCall(PetscFree2(first, cnt));
+  PetscCall(PetscFree3(lr, first, cnt));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
