@@ -45,11 +45,12 @@ LIBNAME     := $(LIBDIR)/libpetscaijhybrid.so
 LINK_AH     := -L$(LIBDIR) -Wl,-rpath,$(LIBDIR) -lpetscaijhybrid $(LIBPETSC) $(OPENMP)
 
 SRC := src/register.c $(wildcard src/mat/*.c) \
-       src/partition/partition.c src/exchange/halo.c
+       src/partition/partition.c src/exchange/halo.c \
+       src/exchange/nodeplan.c src/exchange/nodeaware.c src/exchange/exchange.c
 OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SRC))
 HDR := $(wildcard include/*.h src/*.h src/*/*.h)
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/ex*.c))
-UNIT     := $(BUILD)/tests/test_partition $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(filter-out tests/unit/test_partition.c,$(wildcard tests/unit/*.c)))
+UNIT     := $(BUILD)/tests/test_partition $(BUILD)/tests/test_nodeplan $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(filter-out tests/unit/test_partition.c tests/unit/test_nodeplan.c,$(wildcard tests/unit/*.c)))
 
 .PHONY: all lib examples unit check-petsc setup run test test-harness install clean help
 all: lib examples unit
@@ -81,6 +82,10 @@ $(BUILD)/tests/test_partition: tests/unit/test_partition.c src/partition/partiti
 	@mkdir -p $(dir $@)
 	@echo "  CC   tests/unit/test_partition.c"
 	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) tests/unit/test_partition.c src/partition/partition.c -o $@ $(LIBPETSC) $(OPENMP)
+$(BUILD)/tests/test_nodeplan: tests/unit/test_nodeplan.c src/exchange/nodeplan.c src/exchange/nodeplan.h
+	@mkdir -p $(dir $@)
+	@echo "  CC   tests/unit/test_nodeplan.c"
+	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) tests/unit/test_nodeplan.c src/exchange/nodeplan.c -o $@ $(LIBPETSC) $(OPENMP)
 $(BUILD)/tests/%: tests/unit/%.c $(LIBNAME) include/petscaijhybrid.h
 	@mkdir -p $(dir $@)
 	@echo "  CC   $<"

@@ -135,4 +135,9 @@ int main(int argc, char **argv)
       nsize: 4
       args: -n 12 -mat_type aijhybrid -mat_aijhybrid_num_threads 3 -mat_aijhybrid_partition optimal
 
+   test:
+      suffix: hybrid_nodeaware
+      nsize: 4
+      args: -n 12 -mat_type aijhybrid -mat_aijhybrid_num_threads 2 -mat_aijhybrid_node_aware -mat_aijhybrid_node_size 2
+
 TEST*/

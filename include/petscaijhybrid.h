@@ -106,4 +106,75 @@ PETSC_EXTERN PetscErrorCode MatAIJHybridGetThreadTimes(Mat, PetscInt *, PetscInt
 PETSC_EXTERN PetscErrorCode MatAIJHybridResetThreadTimes(Mat);
 PETSC_EXTERN PetscErrorCode MatAIJHybridGetPartition(Mat, PetscInt *, const PetscInt *[]);
 
+/* ---- node-aware halo exchange (src/exchange/) ---- */
+
+/*S
+   PetscAIJHybridExchange - a halo exchange for any ghosted pattern: each rank names the global
+   indices (of a `PetscLayout`) it needs; forward copies the owners' values into the ghosts (insert),
+   reverse adds ghost contributions to the owners (add). Standard (a `PetscSF`) or node-aware: what
+   the ranks of one node need from another node travels as one message per node pair, gathered and
+   redistributed on the nodes.
+
+   Level: intermediate
+
+.seealso: `PetscAIJHybridExchangeCreate()`, `MatAIJHybridSetNodeAware()`
+S*/
+typedef struct _p_PetscAIJHybridExchange *PetscAIJHybridExchange;
+
+/*S
+   PetscAIJHybridExchangeCounts - messages and bytes of one exchange, split into inter-node and on-node
+
+   Fields:
++  inter_msgs  - messages to ranks on other nodes
+.  inter_bytes - their bytes
+.  on_msgs     - messages to other ranks on the same node (a rank's copy to itself is not a message)
+-  on_bytes    - their bytes
+
+   Level: intermediate
+S*/
+typedef struct {
+  PetscInt   inter_msgs, on_msgs;
+  PetscInt64 inter_bytes, on_bytes;
+} PetscAIJHybridExchangeCounts;
+
+/*S
+   PetscAIJHybridExchangeStats - message statistics of the standard and the node-aware exchange of one ghost pattern
+
+   Fields:
++  nnodes            - number of nodes
+.  node              - node of this rank
+.  node_ranks        - ranks on that node
+.  node_aware        - whether the exchange in use is the node-aware one
+.  standard          - messages this rank sends in one forward standard exchange (reverse: the same)
+.  nodeaware         - messages this rank sends in one forward node-aware exchange
+.  nodeaware_reverse - messages this rank sends in one reverse node-aware exchange (one value per ghost and requesting rank: nothing is summed on the way)
+-  *_total           - the same summed over all ranks
+
+   Level: intermediate
+S*/
+typedef struct {
+  PetscInt                     nnodes, node, node_ranks;
+  PetscBool                    node_aware;
+  PetscAIJHybridExchangeCounts standard, nodeaware, nodeaware_reverse;
+  PetscAIJHybridExchangeCounts standard_total, nodeaware_total, nodeaware_reverse_total;
+} PetscAIJHybridExchangeStats;
+
+PETSC_EXTERN PetscErrorCode PetscAIJHybridExchangeCreate(MPI_Comm, PetscLayout, PetscInt, const PetscInt[], PetscBool, PetscInt, PetscAIJHybridExchange *);
+PETSC_EXTERN PetscErrorCode PetscAIJHybridExchangeCreateFromVec(Vec, PetscInt, const PetscInt[], PetscBool, PetscInt, PetscAIJHybridExchange *);
+PETSC_EXTERN PetscErrorCode PetscAIJHybridExchangeDestroy(PetscAIJHybridExchange *);
+PETSC_EXTERN PetscErrorCode PetscAIJHybridExchangeForwardBegin(PetscAIJHybridExchange, const PetscScalar[], PetscScalar[]);
+PETSC_EXTERN PetscErrorCode PetscAIJHybridExchangeForwardEnd(PetscAIJHybridExchange, const PetscScalar[], PetscScalar[]);
+PETSC_EXTERN PetscErrorCode PetscAIJHybridExchangeReverseBegin(PetscAIJHybridExchange, const PetscScalar[], PetscScalar[]);
+PETSC_EXTERN PetscErrorCode PetscAIJHybridExchangeReverseEnd(PetscAIJHybridExchange, const PetscScalar[], PetscScalar[]);
+PETSC_EXTERN PetscErrorCode PetscAIJHybridExchangeForwardVec(PetscAIJHybridExchange, Vec, Vec);
+PETSC_EXTERN PetscErrorCode PetscAIJHybridExchangeReverseVec(PetscAIJHybridExchange, Vec, Vec);
+PETSC_EXTERN PetscErrorCode PetscAIJHybridExchangeGetStats(PetscAIJHybridExchange, PetscAIJHybridExchangeStats *);
+PETSC_EXTERN PetscErrorCode PetscAIJHybridExchangeView(PetscAIJHybridExchange, PetscViewer);
+
+PETSC_EXTERN PetscErrorCode MatAIJHybridSetNodeAware(Mat, PetscBool);
+PETSC_EXTERN PetscErrorCode MatAIJHybridGetNodeAware(Mat, PetscBool *);
+PETSC_EXTERN PetscErrorCode MatAIJHybridSetNodeSize(Mat, PetscInt);
+PETSC_EXTERN PetscErrorCode MatAIJHybridGetNodeSize(Mat, PetscInt *);
+PETSC_EXTERN PetscErrorCode MatAIJHybridGetExchangeStats(Mat, PetscAIJHybridExchangeStats *);
+
 #endif

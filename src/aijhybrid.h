@@ -10,6 +10,7 @@
 #include <petsc/private/matimpl.h>
 #include "partition/partition.h"
 #include "exchange/halo.h"
+#include "exchange/nodeaware.h"
 #include "kernels/csr.h"
 
 #if defined(_OPENMP)
@@ -127,6 +128,11 @@ typedef struct {
   PetscInt           tstat_T;    /* threads the statistics are for */
   MatAIJHybridMode   tstat_mode; /* mode they are for */
   PetscInt           nprod;      /* products accumulated */
+
+  /* node-aware halo exchange (mpi only): used by the products when node_aware; built for the statistics otherwise */
+  PetscBool           node_aware;
+  PetscInt            node_size; /* 0: nodes from MPI_COMM_TYPE_SHARED; k > 0: emulated nodes of k consecutive ranks */
+  AIJHybridNodeAware *na;        /* for the pattern of halo_block, built with na->node_size */
 } Mat_AIJHybrid;
 
 #define AIJHYBRID_TSTAT_STRIDE 8
@@ -167,6 +173,8 @@ PETSC_INTERN PetscErrorCode MatAIJHybridMirrorReset(AIJHybridMirror *);
 PETSC_INTERN PetscErrorCode MatAIJHybridThreadStatsReset(Mat_AIJHybrid *);
 PETSC_INTERN PetscErrorCode MatAIJHybridTaskShareAdapt(Mat_AIJHybrid *);
 PETSC_INTERN PetscErrorCode MatCreateVecs_AIJHybrid(Mat, Vec *, Vec *);
+PETSC_INTERN PetscErrorCode MatAIJHybridNodeAwareUpdate(Mat, Mat_AIJHybrid *, PetscBool);
+PETSC_INTERN PetscErrorCode MatAIJHybridViewNodeAware_Private(Mat, PetscViewer, Mat_AIJHybrid *, PetscViewerFormat);
 
 /* type constructors and converters */
 PETSC_INTERN PetscErrorCode MatCreate_SeqAIJHybrid(Mat);

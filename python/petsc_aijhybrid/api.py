@@ -177,3 +177,153 @@ def get_partition(A):
     ptr = ctypes.POINTER(I)()
     _call("MatAIJHybridGetPartition", _mat(A), ctypes.byref(n), ctypes.byref(ptr))
     return [ptr[i] for i in range(n.value + 1)]
+
+
+# ---- node-aware halo exchange -------------------------------------------------------------------
+
+
+def set_node_aware(A, flag=True):
+    """Products of A use the node-aware halo exchange (one inter-node message per ordered node pair)."""
+    _call("MatAIJHybridSetNodeAware", _mat(A), ctypes.c_int(1 if flag else 0))
+
+
+def get_node_aware(A):
+    f = ctypes.c_int()
+    _call("MatAIJHybridGetNodeAware", _mat(A), ctypes.byref(f))
+    return bool(f.value)
+
+
+def set_node_size(A, k):
+    """Emulated nodes of k consecutive ranks; None or 0: the nodes MPI_COMM_TYPE_SHARED finds."""
+    _call("MatAIJHybridSetNodeSize", _mat(A), _int_type()(0 if k is None else int(k)))
+
+
+def get_node_size(A):
+    """Ranks per emulated node, or 0 for shared-memory nodes."""
+    k = _int_type()()
+    _call("MatAIJHybridGetNodeSize", _mat(A), ctypes.byref(k))
+    return k.value
+
+
+_COUNTS = ("standard", "nodeaware", "nodeaware_reverse")
+
+
+def _stats_struct():
+    I = _int_type()
+
+    class Counts(ctypes.Structure):
+        _fields_ = [("inter_msgs", I), ("on_msgs", I), ("inter_bytes", ctypes.c_int64), ("on_bytes", ctypes.c_int64)]
+
+    class Stats(ctypes.Structure):
+        _fields_ = [("nnodes", I), ("node", I), ("node_ranks", I), ("node_aware", ctypes.c_int)] + [
+            (n, Counts) for n in _COUNTS
+        ] + [(n + "_total", Counts) for n in _COUNTS]
+
+    return Stats()
+
+
+def _stats_dict(st):
+    def counts(c):
+        return {"inter_msgs": c.inter_msgs, "inter_bytes": c.inter_bytes, "on_msgs": c.on_msgs, "on_bytes": c.on_bytes}
+
+    return {
+        "nodes": st.nnodes,
+        "node": st.node,
+        "node_ranks": st.node_ranks,
+        "node_aware": bool(st.node_aware),
+        "rank": {n: counts(getattr(st, n)) for n in _COUNTS},
+        "total": {n: counts(getattr(st, n + "_total")) for n in _COUNTS},
+    }
+
+
+def get_exchange_stats(A):
+    """Messages and bytes of one halo exchange of A, standard and node-aware (collective).
+
+    Returns {"nodes", "node", "node_ranks", "node_aware", "rank": {...}, "total": {...}} where "rank"
+    (this rank's sends) and "total" (all ranks) map "standard", "nodeaware" (forward) and
+    "nodeaware_reverse" to {"inter_msgs", "inter_bytes", "on_msgs", "on_bytes"}. The standard
+    reverse sends the same messages as its forward."""
+    st = _stats_struct()
+    _call("MatAIJHybridGetExchangeStats", _mat(A), ctypes.byref(st))
+    return _stats_dict(st)
+
+
+class Exchange:
+    """A halo exchange for any ghosted pattern (C: PetscAIJHybridExchange), standard or node-aware.
+
+    ``Exchange(x, ghosts, node_aware=True, node_size=None)``: x is a Vec whose layout holds the owned
+    entries, ghosts the distinct global indices this rank needs. ``forward(x)`` returns the ghost
+    values (numpy); ``reverse(contrib, y)`` adds the contributions to their owners in y (a Vec or a
+    numpy array of the local size, changed in place). Collective: create, use and ``destroy()`` on
+    every rank (or use it as a context manager)."""
+
+    def __init__(self, x, ghosts, node_aware=True, node_size=None):
+        import numpy as np
+        from petsc4py import PETSc
+
+        self._np = np
+        self._scalar = PETSc.ScalarType
+        self.nlocal = x.getLocalSize()
+        g = np.ascontiguousarray(np.asarray(ghosts, dtype=PETSc.IntType))
+        self.nghost = len(g)
+        self._h = ctypes.c_void_p()
+        _call(
+            "PetscAIJHybridExchangeCreateFromVec",
+            ctypes.c_void_p(x.handle),
+            _int_type()(self.nghost),
+            g.ctypes.data_as(ctypes.c_void_p),
+            ctypes.c_int(1 if node_aware else 0),
+            _int_type()(0 if node_size is None else int(node_size)),
+            ctypes.byref(self._h),
+        )
+
+    def _local(self, v, n, write):
+        from petsc4py import PETSc
+
+        if isinstance(v, PETSc.Vec):
+            a = v.getArray(readonly=not write)
+        else:
+            a = v
+        if not (isinstance(a, self._np.ndarray) and a.dtype == self._scalar and a.flags["C_CONTIGUOUS"] and len(a) == n):
+            raise ValueError("need a contiguous %s array (or Vec) of %d local entries" % (self._scalar, n))
+        return a
+
+    def forward(self, x, ghost=None):
+        """Ghost values: ghost[k] = x(ghosts[k]) (x: Vec or numpy array of the owned entries)."""
+        xa = self._local(x, self.nlocal, False)
+        ghost = self._np.empty(self.nghost, dtype=self._scalar) if ghost is None else ghost
+        ga = self._local(ghost, self.nghost, True)
+        p = (xa.ctypes.data_as(ctypes.c_void_p), ga.ctypes.data_as(ctypes.c_void_p))
+        _call("PetscAIJHybridExchangeForwardBegin", self._h, *p)
+        _call("PetscAIJHybridExchangeForwardEnd", self._h, *p)
+        return ga
+
+    def reverse(self, contrib, y):
+        """y(ghosts[k]) += contrib[k] on the owners (y: Vec or numpy array, changed in place)."""
+        ca = self._np.ascontiguousarray(self._local(self._np.asarray(contrib, dtype=self._scalar), self.nghost, False))
+        ya = self._local(y, self.nlocal, True)
+        p = (ca.ctypes.data_as(ctypes.c_void_p), ya.ctypes.data_as(ctypes.c_void_p))
+        _call("PetscAIJHybridExchangeReverseBegin", self._h, *p)
+        _call("PetscAIJHybridExchangeReverseEnd", self._h, *p)
+        return y
+
+    def get_stats(self):
+        """The same dictionary as get_exchange_stats(A), for this exchange's pattern (collective)."""
+        st = _stats_struct()
+        _call("PetscAIJHybridExchangeGetStats", self._h, ctypes.byref(st))
+        return _stats_dict(st)
+
+    def view(self):
+        """Print the exchange and its statistics to stdout (collective)."""
+        _call("PetscAIJHybridExchangeView", self._h, ctypes.c_void_p())
+
+    def destroy(self):
+        if self._h:
+            _call("PetscAIJHybridExchangeDestroy", ctypes.byref(self._h))
+            self._h = ctypes.c_void_p()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.destroy()

@@ -41,6 +41,7 @@ PetscErrorCode MatAIJHybridContextDestroy(Mat_AIJHybrid **ctx)
   PetscCall(MatAIJHybridMirrorReset(&(*ctx)->mdiag));
   PetscCall(MatAIJHybridMirrorReset(&(*ctx)->moffd));
   PetscCall(AIJHybridHaloDestroy(&(*ctx)->halo));
+  PetscCall(AIJHybridNodeAwareDestroy(&(*ctx)->na));
   PetscCall(MatDestroy(&(*ctx)->halo_block));
   PetscCall(PetscFree2((*ctx)->ghost, (*ctx)->ghost_t));
   PetscCall(PetscFree((*ctx)->tstat));
@@ -57,6 +58,8 @@ PetscErrorCode MatAIJHybridContextCopyOptions(Mat_AIJHybrid *from, Mat_AIJHybrid
   to->first_touch  = from->first_touch;
   to->task_share   = from->task_share;
   to->task_lead    = from->task_share >= 0 ? from->task_share : 1.0;
+  to->node_aware   = from->node_aware;
+  to->node_size    = from->node_size;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -40,7 +40,9 @@ static PetscErrorCode MatAIJHybridMPISetUp(Mat A)
     ctx->halo_block  = Ao;
     PetscCall(PetscFree2(ctx->ghost, ctx->ghost_t));
     PetscCall(PetscMalloc2(nghost, &ctx->ghost, nghost, &ctx->ghost_t));
+    PetscCall(AIJHybridNodeAwareDestroy(&ctx->na)); /* on every rank: the pattern changed somewhere */
   }
+  PetscCall(MatAIJHybridNodeAwareUpdate(A, ctx, PETSC_FALSE));
   PetscCall(MatAIJHybridContextCurrentParams(ctx, &params));
   PetscCall(MatAIJHybridRowPartUpdate(&ctx->diag, A, Ad, PETSC_FALSE, &params));
   PetscCall(MatAIJHybridRowPartUpdate(&ctx->offd, A, Ao, PETSC_TRUE, &params));
@@ -61,6 +63,7 @@ static PetscErrorCode MatAIJHybridMPIPrepare(Mat A, Mat *Ad, Mat *Ao, MatAIJHybr
   PetscCall(MatAIJHybridGetContext(A, &ctx));
   PetscCall(MatMPIAIJGetSeqAIJ(A, Ad, Ao, NULL));
   PetscCheck(ctx->halo.sf && *Ao == ctx->halo_block && (*Ao)->cmap->n == ctx->halo.nghost, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The off-diagonal block of this %s matrix changed without MatAssemblyEnd(); call MatAssemblyBegin/End() after changing the matrix", MATMPIAIJHYBRID);
+  PetscCall(MatAIJHybridNodeAwareUpdate(A, ctx, PETSC_FALSE)); /* node-aware switched on, or node size changed, since the setup (logically collective options) */
   PetscCall(MatAIJHybridContextCurrentParams(ctx, &params));
   PetscCall(MatAIJHybridRowPartUpdate(&ctx->diag, A, *Ad, PETSC_FALSE, &params));
   PetscCall(MatAIJHybridRowPartUpdate(&ctx->offd, A, *Ao, PETSC_TRUE, &params));
@@ -70,6 +73,24 @@ static PetscErrorCode MatAIJHybridMPIPrepare(Mat A, Mat *Ad, Mat *Ao, MatAIJHybr
     PetscCall(MatAIJHybridRowPartUpdate(&ctx->diag_task, A, *Ad, PETSC_FALSE, &params));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the halo exchange the products use: node-aware (ctx->na, built by MatAIJHybridMPIPrepare) or standard */
+static PetscErrorCode HaloForwardBegin(Mat_AIJHybrid *ctx, const PetscScalar *x, PetscScalar *ghost)
+{
+  return ctx->node_aware ? AIJHybridNodeAwareForwardBegin(ctx->na, x, ghost) : AIJHybridHaloForwardBegin(&ctx->halo, x, ghost);
+}
+static PetscErrorCode HaloForwardEnd(Mat_AIJHybrid *ctx, const PetscScalar *x, PetscScalar *ghost)
+{
+  return ctx->node_aware ? AIJHybridNodeAwareForwardEnd(ctx->na, x, ghost) : AIJHybridHaloForwardEnd(&ctx->halo, x, ghost);
+}
+static PetscErrorCode HaloReverseBegin(Mat_AIJHybrid *ctx, const PetscScalar *ghost, PetscScalar *y)
+{
+  return ctx->node_aware ? AIJHybridNodeAwareReverseBegin(ctx->na, ghost, y) : AIJHybridHaloReverseBegin(&ctx->halo, ghost, y);
+}
+static PetscErrorCode HaloReverseEnd(Mat_AIJHybrid *ctx, const PetscScalar *ghost, PetscScalar *y)
+{
+  return ctx->node_aware ? AIJHybridNodeAwareReverseEnd(ctx->na, ghost, y) : AIJHybridHaloReverseEnd(&ctx->halo, ghost, y);
 }
 
 /* diagonal-block parts first, first + step, ... of a partition into Td parts: y = (z +) Ad x */
@@ -131,8 +152,8 @@ static PetscErrorCode MatMultAdd_MPIAIJHybrid_Private(Mat A, Vec x, Vec z, Vec y
   PetscCall(MatAIJHybridGetVecArrays(x, z, y, &xa, &za, &ya));
 
   if (mode == MAT_AIJHYBRID_MODE_VECTOR) {
-    PetscCall(AIJHybridHaloForwardBegin(&ctx->halo, xa, ghost));
-    PetscCall(AIJHybridHaloForwardEnd(&ctx->halo, xa, ghost));
+    PetscCall(HaloForwardBegin(ctx, xa, ghost));
+    PetscCall(HaloForwardEnd(ctx, xa, ghost));
   }
   PetscCall(PetscLogEventBegin(MATAIJHYBRID_Mult, A, 0, 0, 0));
 #pragma omp parallel num_threads(T)
@@ -141,8 +162,8 @@ static PetscErrorCode MatMultAdd_MPIAIJHybrid_Private(Mat A, Vec x, Vec z, Vec y
     double        *tt  = ctx->tstat + AIJHYBRID_TSTAT_STRIDE * tid, t0 = omp_get_wtime(), t1;
 
     if (mode == MAT_AIJHYBRID_MODE_TASK && tid == 0) {
-      ierr = AIJHybridHaloForwardBegin(&ctx->halo, xa, ghost);
-      if (!ierr) ierr = AIJHybridHaloForwardEnd(&ctx->halo, xa, ghost);
+      ierr = HaloForwardBegin(ctx, xa, ghost);
+      if (!ierr) ierr = HaloForwardEnd(ctx, xa, ghost);
       t1 = omp_get_wtime();
       tt[AIJHYBRID_TSTAT_COMM] += t1 - t0;
       t0 = t1;
@@ -222,8 +243,8 @@ static PetscErrorCode MatMultTransposeAdd_MPIAIJHybrid_Private(Mat A, Vec x, Vec
     }
   }
   PetscCall(PetscLogEventEnd(MATAIJHYBRID_Transpose, A, 0, 0, 0));
-  PetscCall(AIJHybridHaloReverseBegin(&ctx->halo, ghost_t, ya));
-  PetscCall(AIJHybridHaloReverseEnd(&ctx->halo, ghost_t, ya));
+  PetscCall(HaloReverseBegin(ctx, ghost_t, ya));
+  PetscCall(HaloReverseEnd(ctx, ghost_t, ya));
   PetscCall(MatAIJHybridRestoreVecArrays(x, z, y, &xa, &za, &ya));
   PetscCall(PetscLogFlops(2.0 * (td->key.nz + to->key.nz)));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -259,7 +280,9 @@ const AIJHybridTypeInfo AIJHybridMPIInfo = {MATMPIAIJHYBRID, MATMPIAIJ, "MatConv
 .  -mat_aijhybrid_partition <type>      - rows, nnz (default), diffusion or optimal
 .  -mat_aijhybrid_row_cost <c>          - per-row cost of the balanced partitions (default 2)
 .  -mat_aijhybrid_diffusion_tol <tol>   - diffusion stopping tolerance
--  -mat_aijhybrid_diffusion_max_it <n>  - diffusion sweeps
+.  -mat_aijhybrid_diffusion_max_it <n>  - diffusion sweeps
+.  -mat_aijhybrid_node_aware            - node-aware halo exchange: one inter-node message per ordered node pair
+-  -mat_aijhybrid_node_size <k>         - emulate nodes of k consecutive ranks (default: MPI_COMM_TYPE_SHARED)
 
    Level: beginner
 

@@ -30,6 +30,14 @@ PetscErrorCode MatAIJHybridSetFromOptions_Private(Mat A, AIJHybridOptionItems Pe
   if (set) PetscCall(MatAIJHybridSetFirstTouch(A, ft));
   PetscCall(PetscOptionsReal("-mat_aijhybrid_task_share", "Task mode: share of an equal part of the diagonal block thread 0 multiplies after the halo exchange, 0 to 1, or -1 to size it from measured times", "MatAIJHybridSetTaskShare", share, &share, &set));
   if (set) PetscCall(MatAIJHybridSetTaskShare(A, share));
+  { /* node-aware halo exchange */
+    PetscBool na = ctx->node_aware;
+    PetscInt  k  = ctx->node_size;
+    PetscCall(PetscOptionsBool("-mat_aijhybrid_node_aware", "Node-aware halo exchange: one inter-node message per ordered node pair, gathered and redistributed on the nodes", "MatAIJHybridSetNodeAware", na, &na, &set));
+    if (set) PetscCall(MatAIJHybridSetNodeAware(A, na));
+    PetscCall(PetscOptionsInt("-mat_aijhybrid_node_size", "Emulate nodes of k consecutive ranks for the node-aware exchange (0: nodes from MPI_COMM_TYPE_SHARED)", "MatAIJHybridSetNodeSize", k, &k, &set));
+    if (set) PetscCall(MatAIJHybridSetNodeSize(A, k));
+  }
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -607,5 +615,125 @@ PetscErrorCode MatAIJHybridResetThreadTimes(Mat A)
   PetscFunctionBegin;
   PetscCall(MatAIJHybridGetContextChecked(A, PETSC_TRUE, &ctx));
   PetscCall(MatAIJHybridThreadStatsReset(ctx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---- node-aware halo exchange ---- */
+
+/*@
+  MatAIJHybridSetNodeAware - Makes the products of an `MATMPIAIJHYBRID` matrix use the node-aware halo exchange
+
+  Logically Collective
+
+  Input Parameters:
++ A   - the matrix (ignored unless it is `MATAIJHYBRID`)
+- flg - `PETSC_TRUE` for the node-aware exchange, `PETSC_FALSE` (default) for the standard one (a `PetscSF`)
+
+  Options Database Key:
+. -mat_aijhybrid_node_aware - use the node-aware exchange
+
+  Level: intermediate
+
+  Notes:
+  What the ranks of node N need from the ranks of node M is gathered on one rank of M, sent as one
+  message to one rank of N and redistributed there; data from the same node goes directly. The node
+  pairs are spread over the ranks of each node. `MatMult()`, `MatMultAdd()` (forward) and
+  `MatMultTranspose()`, `MatMultTransposeAdd()` (reverse, add) use it in both modes; results are
+  bitwise identical to the standard exchange. The plan is built once per ghost pattern, collectively,
+  at the next assembly or product.
+
+.seealso: `MATAIJHYBRID`, `MatAIJHybridGetNodeAware()`, `MatAIJHybridSetNodeSize()`, `MatAIJHybridGetExchangeStats()`
+@*/
+PetscErrorCode MatAIJHybridSetNodeAware(Mat A, PetscBool flg)
+{
+  Mat_AIJHybrid *ctx = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContextChecked(A, PETSC_FALSE, &ctx));
+  PetscValidLogicalCollectiveBool(A, flg, 2);
+  if (ctx) ctx->node_aware = flg;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatAIJHybridGetNodeAware - Gets whether the products of an `MATAIJHYBRID` matrix use the node-aware halo exchange
+
+  Not Collective
+
+  Input Parameter:
+. A - the matrix
+
+  Output Parameter:
+. flg - `PETSC_TRUE` for the node-aware exchange
+
+  Level: intermediate
+
+.seealso: `MATAIJHYBRID`, `MatAIJHybridSetNodeAware()`
+@*/
+PetscErrorCode MatAIJHybridGetNodeAware(Mat A, PetscBool *flg)
+{
+  Mat_AIJHybrid *ctx = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContextChecked(A, PETSC_TRUE, &ctx));
+  *flg = ctx->node_aware;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatAIJHybridSetNodeSize - Sets the nodes the node-aware halo exchange works with
+
+  Logically Collective
+
+  Input Parameters:
++ A - the matrix (ignored unless it is `MATAIJHYBRID`)
+- k - k > 0 emulates nodes of k consecutive ranks (the last node may be smaller); 0 or `PETSC_DEFAULT`
+      (default) takes the nodes `MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)` finds
+
+  Options Database Key:
+. -mat_aijhybrid_node_size <k> - node size
+
+  Level: advanced
+
+  Note:
+  Emulated nodes test and measure the node-aware path on one machine.
+
+.seealso: `MATAIJHYBRID`, `MatAIJHybridGetNodeSize()`, `MatAIJHybridSetNodeAware()`
+@*/
+PetscErrorCode MatAIJHybridSetNodeSize(Mat A, PetscInt k)
+{
+  Mat_AIJHybrid *ctx = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContextChecked(A, PETSC_FALSE, &ctx));
+  PetscValidLogicalCollectiveInt(A, k, 2);
+  if (k == PETSC_DEFAULT || k == PETSC_DECIDE) k = 0;
+  PetscCheck(k >= 0, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Invalid node size %" PetscInt_FMT " for -mat_aijhybrid_node_size: must be >= 1, or 0 for the nodes MPI_COMM_TYPE_SHARED finds", k);
+  if (ctx) ctx->node_size = k;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatAIJHybridGetNodeSize - Gets the node size set for the node-aware halo exchange
+
+  Not Collective
+
+  Input Parameter:
+. A - the matrix
+
+  Output Parameter:
+. k - ranks per emulated node, or 0 for the nodes `MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)` finds
+
+  Level: advanced
+
+.seealso: `MATAIJHYBRID`, `MatAIJHybridSetNodeSize()`
+@*/
+PetscErrorCode MatAIJHybridGetNodeSize(Mat A, PetscInt *k)
+{
+  Mat_AIJHybrid *ctx = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContextChecked(A, PETSC_TRUE, &ctx));
+  *k = ctx->node_size;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

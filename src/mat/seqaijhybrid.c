@@ -136,7 +136,9 @@ const AIJHybridTypeInfo AIJHybridSeqInfo = {MATSEQAIJHYBRID, MATSEQAIJ, "MatConv
 .  -mat_aijhybrid_partition <type>      - rows, nnz (default), diffusion or optimal
 .  -mat_aijhybrid_row_cost <c>          - per-row cost of the balanced partitions (default 2)
 .  -mat_aijhybrid_diffusion_tol <tol>   - diffusion stopping tolerance
--  -mat_aijhybrid_diffusion_max_it <n>  - diffusion sweeps
+.  -mat_aijhybrid_diffusion_max_it <n>  - diffusion sweeps
+.  -mat_aijhybrid_node_aware            - node-aware halo exchange (mpi only)
+-  -mat_aijhybrid_node_size <k>         - emulated nodes of k consecutive ranks for it
 
    Level: beginner
 

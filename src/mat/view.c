@@ -91,6 +91,7 @@ PetscErrorCode MatAIJHybridView_Private(Mat A, PetscViewer viewer, Mat_AIJHybrid
     PetscCall(PetscViewerFlush(viewer));
     PetscCall(PetscViewerASCIIPopSynchronized(viewer));
   }
+  PetscCall(MatAIJHybridViewNodeAware_Private(A, viewer, ctx, format));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
