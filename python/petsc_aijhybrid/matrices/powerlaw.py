@@ -17,7 +17,7 @@ global edge count, about 0.1 s per million edges): the same matrix at any rank c
 
 import numpy as np
 
-_EDGE_CHUNK = 1 << 20
+_EDGE_CHUNK = 1 << 20  # edges per seeded stream: part of the graph's definition
 ORDERS = ("degree", "random")
 
 
@@ -46,10 +46,14 @@ class PowerLaw:
             "order": self.order,
         }
 
-    def _edges(self):
-        """The edge list, chunk by chunk: (u, v) arrays of vertex labels (self-loops included)."""
+    def labels(self):
+        """Row of each vertex of the generator's numbering: None (identity) for order="degree"."""
+        return np.random.default_rng([self.seed, 1]).permutation(self.nrows) if self.order == "random" else None
+
+    def edges(self):
+        """The drawn edges, chunk by chunk: (u, v) arrays of rows (self-loops and repeats included)."""
         n = self.nrows
-        label = np.random.default_rng([self.seed, 1]).permutation(n) if self.order == "random" else None
+        label = self.labels()
         for chunk, lo in enumerate(range(0, self.nedges, _EDGE_CHUNK)):
             u = np.random.default_rng([self.seed, 0, chunk]).random((2, min(_EDGE_CHUNK, self.nedges - lo)))
             ends = np.minimum((n * u**self.exponent).astype(np.int64), n - 1)
@@ -59,7 +63,7 @@ class PowerLaw:
         """CSR (ia, ja, va) of rows [rstart, rend), columns global and sorted."""
         n, m = self.nrows, rend - rstart
         keys = [(np.arange(m, dtype=np.int64) * n + np.arange(rstart, rend))]  # the diagonal
-        for u, v in self._edges():
+        for u, v in self.edges():
             keep = u != v
             u, v = u[keep], v[keep]
             for a, b in ((u, v), (v, u)):
