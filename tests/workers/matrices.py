@@ -231,7 +231,7 @@ def run_case(checks, hashes, case, name, rows, params):
             H.mult(x, y2)
             assert C.rel_err(y2, y1) <= 1e-13
             H.destroy()
-        state.update(mats=mats, S=S["aij"], N=N)
+        state.update(mats=mats, S=S["aij"], N=N, describe=d)
         hashes[case] = csr_hash(S["aij"])
         C.comm.Barrier()
 
@@ -243,6 +243,8 @@ def run_case(checks, hashes, case, name, rows, params):
         assert S.diagonal().min() > 0.0, "diagonal not positive"
         assert positive_definite(S), "not positive definite"
         nnz_row = np.diff(S.indptr)
+        if "max_row_nnz" in state["describe"]:
+            assert state["describe"]["max_row_nnz"] == nnz_row.max(), (state["describe"], nnz_row.max())
         want = expected_row_nnz(name, gen)
         if want is not None:
             assert np.array_equal(nnz_row, want), "nonzeros per row differ from the geometry"

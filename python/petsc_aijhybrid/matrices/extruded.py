@@ -75,13 +75,20 @@ class Extruded:
         self.mesh = mesh2d.mesh(max(1, int(round(rows / self.layers))), seed)
         n, L, E = self.mesh.n, self.layers, len(self.mesh.edges)
         self.nrows = n * L
-        # per row: 2 deg + 3 couplings, minus those below level 0 and above level L-1
-        self.nnz = L * (4 * E + 3 * n) - (2 * E + 2 * n)
+        self.nnz = L * (4 * E + 3 * n) - (2 * E + 2 * n)  # sum of row_nnz(): 2 deg + 3 per row, less at the ends
         spacing = math.sqrt(self.mesh.area() / n)
         self.max_depth = L * spacing
 
+    def row_nnz(self):
+        """Nonzeros of the rows of each level (array L x n2d): the 2D neighbours and the vertex itself,
+        plus, below the top level, the vertex above and the neighbours of larger id, and, above the
+        sea bed, the vertex below and the neighbours of smaller id."""
+        e, n, L = self.mesh.edges, self.mesh.n, self.layers
+        low, high = np.bincount(e[:, 1], minlength=n), np.bincount(e[:, 0], minlength=n)
+        k = np.arange(L)[:, None]
+        return 1 + low + high + (k > 0) * (low + 1) + (k < L - 1) * (high + 1)
+
     def describe(self):
-        deg = self.mesh.degree()
         return {
             "rows": self.nrows,
             "nnz": self.nnz,
@@ -89,7 +96,7 @@ class Extruded:
             "ordering": self.ordering,
             "mesh2d_vertices": self.mesh.n,
             "mesh2d_triangles": len(self.mesh.tri),
-            "max_row_nnz": int(2 * deg.max() + 3),
+            "max_row_nnz": int(self.row_nnz().max()),
         }
 
     def gid(self, c, k):
