@@ -65,10 +65,12 @@ class Coast:
 
 
 def keep_probability(d):
+    """Probability of keeping a lattice point at distance d from the coast."""
     return _KEEP_MIN + (1.0 - _KEEP_MIN) * np.exp(-np.maximum(d, 0.0) / _KEEP_SCALE)
 
 
 def depth(d):
+    """Relative sea depth at distance d from the coast."""
     return _DEPTH_MIN + (1.0 - _DEPTH_MIN) * (1.0 - np.exp(-np.maximum(d, 0.0) / _DEPTH_SCALE))
 
 

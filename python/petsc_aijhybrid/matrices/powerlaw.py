@@ -22,6 +22,8 @@ ORDERS = ("degree", "random")
 
 
 class PowerLaw:
+    """The power-law graph matrix of ``rows`` rows (see the module documentation)."""
+
     DESCRIPTION = "Laplacian of a power-law random graph plus a diagonal shift (heavy-tailed row lengths), hubs first"
 
     def __init__(self, rows, seed=0, gamma=2.5, mean_degree=8.0, shift=1.0, order="degree"):
