@@ -1,0 +1,154 @@
+"""From the layout jobs' outputs to the run record's flat results, and the terminal table."""
+
+from . import model
+
+
+def matrix_key(case):
+    return "%s:%d" % (case["label"], case["rows"])
+
+
+def flatten(jobs, baseline="aij"):
+    """One result per (matrix, layout, variant) that was timed; repeated jobs of the same layout
+    (layout_rounds > 1) are merged: samples concatenated, median over all of them. Skipped and
+    equivalent variants are kept with their status and no time."""
+    by = {}
+    stream = {}
+    for job in jobs:
+        lay = job["layout"]
+        stream.setdefault(lay, []).append(job["stream"]["triad_GBps"])
+        for case in job["cases"]:
+            for v in case["variants"]:
+                key = (matrix_key(case), lay, v["label"])
+                r = by.get(key)
+                if r is None:
+                    r = {
+                        "matrix": case["matrix"],
+                        "matrix_label": case["label"],
+                        "matrix_key": matrix_key(case),
+                        "rows": case["rows"],
+                        "nnz": case["nnz"],
+                        "bytes": case["bytes"]["total"],
+                        "layout": lay,
+                        "ranks": job["ranks"],
+                        "threads": job["threads"],
+                        "cores": job["ranks"] * job["threads"],
+                        "variant": v["label"],
+                        "type": v["type"],
+                        "mat_type": v.get("mat_type"),
+                        "options": v.get("options_set", v.get("options", "")),
+                        "status": v["status"],
+                        "reason": v.get("reason"),
+                        "equivalent_to": v.get("equivalent_to"),
+                        "samples_s": [],
+                        "jobs": 0,
+                    }
+                    by[key] = r
+                r["jobs"] += 1
+                r["samples_s"].extend(v.get("samples_s") or [])
+                for k in ("mode", "partition", "nthreads", "build", "build_s", "first_product_s", "rss_delta_bytes_sum", "batch", "exchange_stats"):
+                    if k in v:
+                        r[k] = v[k]
+                pi = v.get("partition_info")
+                if pi:
+                    r["imbalance_model"] = pi["imbalance_max"]
+                    r["imbalance_offdiag_model"] = pi["imbalance_offdiag_max"]
+                    r["partition_build_s"] = pi["build_time_max_s"]
+                    r["diffusion_sweeps"] = pi["sweeps_max"]
+                if "measured_imbalance_max" in v:
+                    r.setdefault("_meas", []).append(v["measured_imbalance_max"])
+                if v.get("thread_times"):
+                    r["thread_busy_ms"] = [d["busy_ms"] for d in v["thread_times"]]
+                    hid = [d["halo_hidden_pct"] for d in v["thread_times"] if "halo_hidden_pct" in d]
+                    if hid:
+                        r["halo_hidden_pct_min"] = min(hid)
+                s = v.get("solve")
+                if s and "iterations" in s:
+                    r.setdefault("_solve", []).append(s)
+                elif s:
+                    r["solve_error"] = s.get("error")
+                for k, val in v.items():
+                    if k.startswith("rel_diff_vs_"):
+                        r["rel_diff_vs_reference"] = max(val, r.get("rel_diff_vs_reference") or 0.0)
+                r["peak_rss_bytes_sum"] = max(r.get("peak_rss_bytes_sum", 0), case.get("peak_rss_bytes_sum", 0))
+    stream_med = {lay: model.median(v) for lay, v in stream.items()}
+    results = []
+    for r in by.values():
+        r["mult_s"] = model.median(r["samples_s"])
+        r["mult_min_s"] = min(r["samples_s"]) if r["samples_s"] else None
+        meas = r.pop("_meas", None)
+        if meas:
+            r["imbalance_measured"] = model.median(meas)
+        sol = r.pop("_solve", None)
+        if sol:
+            r["cg_iterations"] = sol[0]["iterations"]
+            r["cg_converged"] = all(s["converged"] for s in sol)
+            r["cg_relative_residual"] = sol[0]["relative_residual"]
+            r["solve_s"] = model.median([s["solve_s"] for s in sol])
+        model.derive(r, stream_med.get(r["layout"]))
+        results.append(r)
+    model.ratios(results, baseline)
+    return results, stream_med
+
+
+def _f(v, fmt, width):
+    if v is None:
+        return " " * (width - 1) + "-"
+    return (fmt % v).rjust(width)
+
+
+def table(results, title=None, show_all=True):
+    """The summary: per matrix and layout, every variant's MatMult time, the ratio against the
+    baseline (aij) at the same core count, GF/s, GB/s, % of STREAM, imbalance and the CG solve."""
+    cols = [("matrix", 22), ("layout", 6), ("variant", 24), ("MatMult ms", 11), ("vs aij", 7), ("GF/s", 6),
+            ("GB/s", 6), ("%STREAM", 7), ("imbal", 6), ("CG its", 6), ("solve s", 8)]
+    head = " ".join(n.ljust(w) if i < 3 else n.rjust(w) for i, (n, w) in enumerate(cols))
+    lines = []
+    if title:
+        lines.append(title)
+    lines += [head, "-" * len(head)]
+    order = {}
+    for r in results:
+        order.setdefault(r["matrix_key"], len(order))
+    key = lambda r: (order[r["matrix_key"]], r["cores"], -r["ranks"], r["layout"])
+    prev = None
+    for r in sorted(results, key=key):
+        if r["mult_s"] is None and not show_all:
+            continue
+        m = "%s %s" % (r["matrix_label"], _rows(r["rows"]))
+        if prev is not None and prev != (r["matrix_key"], r["layout"]):
+            if prev[0] != r["matrix_key"]:
+                lines.append("")
+        prev = (r["matrix_key"], r["layout"])
+        if r["mult_s"] is None:
+            note = r["status"] + (" " + r["equivalent_to"] if r.get("equivalent_to") else "") if r["status"] != "ok" else "no time"
+            if r["status"] == "skipped":
+                note = "skipped: " + (r.get("reason") or "")
+            if r["status"] == "equivalent":
+                note = "= %s" % r["equivalent_to"]
+            lines.append("%s %s %s %s" % (m.ljust(22)[:22], r["layout"].ljust(6), r["variant"].ljust(24)[:24], note))
+            continue
+        ratio = ("%.2fx" % r["ratio_vs_baseline"]) if r.get("ratio_vs_baseline") else None
+        lines.append(" ".join([
+            m.ljust(22)[:22], r["layout"].ljust(6), r["variant"].ljust(24)[:24],
+            _f(r["mult_s"] * 1e3, "%.3f", 11), (ratio or "-").rjust(7), _f(r["gflops"], "%.2f", 6), _f(r["gbps"], "%.1f", 6),
+            _f(100 * r["stream_fraction"] if r.get("stream_fraction") else None, "%.0f%%", 7),
+            _f(r.get("imbalance_measured", r.get("imbalance_model")), "%.2f", 6),
+            _f(r.get("cg_iterations"), "%d", 6), _f(r.get("solve_s"), "%.3f", 8),
+        ]))
+    return "\n".join(lines)
+
+
+def _rows(n):
+    if n >= 1e6:
+        return "%.3gM" % (n / 1e6)
+    if n >= 1e3:
+        return "%.3gk" % (n / 1e3)
+    return str(n)
+
+
+def legend(baseline="aij"):
+    return ("MatMult ms: median over alternating rounds of batches (MPI barrier + MPI_Wtime around K products). "
+            "vs %s: time of %s at Rx1 with R = this layout's cores / this time (> 1: faster). "
+            "GB/s: bytes of the model in petsc_aijhybrid.bench.model per product / time; %%STREAM: of the triad bandwidth "
+            "measured in the same job. imbal: measured max/mean thread busy time (aijhybrid; worst rank), "
+            "else the partition's cost model." % (baseline, baseline))
