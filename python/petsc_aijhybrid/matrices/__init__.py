@@ -30,7 +30,7 @@ All generated matrices are symmetric positive definite. The modules ``stencil``,
 import numpy as np
 
 from . import files
-from ._assemble import csr_to_mat, ownership, petsc_comm
+from ._assemble import assemble, ownership, petsc_comm
 from .extruded import Extruded
 from .powerlaw import PowerLaw
 from .stencil import Stencil
@@ -95,8 +95,7 @@ def create(name, rows, comm=None, mat_type="aij", seed=0, path=None, **params):
     else:
         gen = _generator(name, rows, seed, params)
         rs, re = ownership(gen.nrows, pcomm.getSize(), pcomm.getRank())
-        ia, ja, va = gen.local_csr(rs, re)
-        A = csr_to_mat(pcomm, (gen.nrows, gen.nrows), ia, ja, va, mat_type)
+        A = assemble(pcomm, (gen.nrows, gen.nrows), gen.local_chunks(rs, re), mat_type)
     A.setName(name)
     return A
 

@@ -1,4 +1,4 @@
-"""From this rank's rows in CSR form to an assembled PETSc matrix of any type.
+"""From this rank's rows, in chunks of CSR rows, to an assembled PETSc matrix of any type.
 
 The matrix is created with its final type before preallocation, so that every type (``aij``,
 ``aijhybrid``, ``sell``, ``aijperm``, ``hypre``, ...) goes through its own preallocation and
@@ -61,30 +61,42 @@ def _preallocate(A, dnnz, onnz):
             raise PETSc.Error(ierr)
 
 
-def csr_to_mat(comm, shape, ia, ja, va, mat_type):
+def assemble(comm, shape, chunks, mat_type):
     """Assemble this rank's rows into a new matrix of type ``mat_type``.
 
     ``shape`` is the global (rows, columns); this rank owns the rows ``ownership(rows, ...)`` and the
-    columns ``ownership(columns, ...)`` form its diagonal block. ``ia``/``ja``/``va`` is the CSR of
-    the owned rows with global, sorted column indices. Returns the assembled petsc4py Mat.
+    columns ``ownership(columns, ...)`` form its diagonal block. ``chunks`` yields, for consecutive
+    blocks of the owned rows in order, (nonzeros per row, global column indices sorted within each
+    row, values). The chunks are stored compactly (PetscInt, PetscScalar) while the exact
+    preallocation is counted, then inserted one by one and released, so that the memory peak
+    stays near twice the matrix. Returns the assembled petsc4py Mat.
     """
     from petsc4py import PETSc
 
     M, N = shape
     rs, re = ownership(M, comm.getSize(), comm.getRank())
     cs, ce = ownership(N, comm.getSize(), comm.getRank())
-    ia, ja = _int_array(ia), _int_array(ja)
-    va = np.ascontiguousarray(va, dtype=PETSc.ScalarType)
-    if len(ia) != re - rs + 1:
-        raise ValueError("CSR has %d rows, this rank owns %d" % (len(ia) - 1, re - rs))
-    row_of = np.repeat(np.arange(re - rs), np.diff(ia))
-    in_diag = (ja >= cs) & (ja < ce)
-    dnnz = _int_array(np.bincount(row_of[in_diag], minlength=re - rs))
-    onnz = _int_array(np.diff(ia) - dnnz)
+    parts, dnnz = [], []
+    for counts, cols, vals in chunks:
+        counts = _int_array(counts)
+        cols = _int_array(cols)
+        in_diag = (cols >= cs) & (cols < ce)
+        dnnz.append(np.bincount(np.repeat(np.arange(len(counts)), counts)[in_diag], minlength=len(counts)))
+        parts.append((counts, cols, np.ascontiguousarray(vals, dtype=PETSc.ScalarType)))
+    counts = np.concatenate([p[0] for p in parts]) if parts else _int_array([])
+    if len(counts) != re - rs:
+        raise ValueError("the chunks hold %d rows, this rank owns %d" % (len(counts), re - rs))
+    dnnz = _int_array(np.concatenate(dnnz)) if parts else counts
+    onnz = _int_array(counts - dnnz)
     A = PETSc.Mat().create(comm=comm)
     A.setSizes(((re - rs, M), (ce - cs, N)))
     A.setType(mat_type)
     _preallocate(A, dnnz, onnz)
-    A.setValuesCSR(ia, ja, va)
+    row = rs
+    for i, (counts, cols, vals) in enumerate(parts):
+        parts[i] = None  # released once PETSc holds the rows
+        ia = _int_array(np.concatenate([[0], np.cumsum(counts)]))
+        A.setValuesIJV(ia, cols, vals, rowmap=_int_array(np.arange(row, row + len(counts))))
+        row += len(counts)
     A.assemble()
     return A

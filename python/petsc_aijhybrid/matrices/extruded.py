@@ -103,14 +103,13 @@ class Extruded:
         """Global row of the vertex of 2D id c at level k."""
         return c * self.layers + k if self.ordering == "column" else k * self.mesh.n + c
 
-    def local_csr(self, rstart, rend):
-        """CSR (ia, ja, va) of rows [rstart, rend), columns global and sorted."""
+    def local_chunks(self, rstart, rend):
+        """Rows [rstart, rend) in consecutive chunks: (nonzeros per row, sorted global columns, values)."""
         values = self._couplings(rstart, rend)
         ptr, t_dst, t_off, t_kind, t_idx = self._template()
         n, L, E = self.mesh.n, self.layers, len(self.mesh.edges)
         width = np.array([E, E, n, n])
         base = np.cumsum([0, (L + 1) * E, L * E, L * n])
-        ia, ja, va = [np.zeros(1, dtype=np.int64)], [], []
         for lo in range(rstart, rend, _CHUNK):
             g = np.arange(lo, min(rend, lo + _CHUNK), dtype=np.int64)
             c, k = (g // L, g % L) if self.ordering == "column" else (g % n, g // n)
@@ -122,12 +121,11 @@ class Extruded:
             ok = (level >= 0) & (level < L)
             row, t, kk, level = row[ok], t[ok], kk[ok], level[ok]
             kind = t_kind[t]
-            ia.append(ia[-1][-1] + np.cumsum(np.bincount(row, minlength=len(g))))
-            ja.append(self.gid(t_dst[t], level))
-            va.append(values[base[kind] + (kk + np.minimum(t_off[t], 0)) * width[kind] + t_idx[t]])
-        if not ja:
-            return ia[0], np.zeros(0, dtype=np.int64), np.zeros(0)
-        return np.concatenate(ia), np.concatenate(ja), np.concatenate(va)
+            yield (
+                np.bincount(row, minlength=len(g)),
+                self.gid(t_dst[t], level),
+                values[base[kind] + (kk + np.minimum(t_off[t], 0)) * width[kind] + t_idx[t]],
+            )
 
     def _template(self):
         """Per 2D vertex c, the couplings of a row (c, k), sorted by global column for the ordering:

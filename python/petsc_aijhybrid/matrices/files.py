@@ -2,7 +2,7 @@
 
 A PETSc binary file is read in parallel by ``MatLoad`` into MATAIJ; a MatrixMarket file is read
 on rank 0 by ``scipy.io.mmread`` (symmetric storage expanded) and its rows are sent to their
-owners. In both cases the rows are then assembled again by ``csr_to_mat`` into the requested type,
+owners. In both cases the rows are then assembled again by ``assemble`` into the requested type,
 so that every type goes through its own preallocation and assembly, with the rows distributed as
 ``PETSC_DECIDE`` distributes them.
 """
@@ -11,7 +11,7 @@ import os
 
 import numpy as np
 
-from ._assemble import csr_to_mat, ownership
+from ._assemble import assemble, ownership
 
 MATRIXMARKET_SUFFIXES = (".mtx", ".mm", ".mtx.gz", ".mm.gz", ".mtx.bz2", ".mm.bz2")
 _MAT_FILE_CLASSID = 1211216  # MAT_FILE_CLASSID in PETSc's binary format
@@ -88,4 +88,4 @@ def load(comm, path, mat_type):
         raise FileNotFoundError(path)
     read = _read_matrixmarket if is_matrixmarket(path) else _read_binary
     shape, ia, ja, va = read(comm, path)
-    return csr_to_mat(comm, shape, ia, ja, va, mat_type)
+    return assemble(comm, shape, [(np.diff(ia), ja, va)], mat_type)

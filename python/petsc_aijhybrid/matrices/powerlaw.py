@@ -61,8 +61,8 @@ class PowerLaw:
             ends = np.minimum((n * u**self.exponent).astype(np.int64), n - 1)
             yield (ends[0], ends[1]) if label is None else (label[ends[0]], label[ends[1]])
 
-    def local_csr(self, rstart, rend):
-        """CSR (ia, ja, va) of rows [rstart, rend), columns global and sorted."""
+    def local_chunks(self, rstart, rend):
+        """Rows [rstart, rend) as one chunk: (nonzeros per row, sorted global columns, values)."""
         n, m = self.nrows, rend - rstart
         keys = [(np.arange(m, dtype=np.int64) * n + np.arange(rstart, rend))]  # the diagonal
         for u, v in self.edges():
@@ -76,4 +76,4 @@ class PowerLaw:
         counts = np.bincount(row, minlength=m)
         diag = counts - 1 + self.shift  # degree = off-diagonal entries of the row
         va = np.where(col == row + rstart, diag[row], -1.0)
-        return np.concatenate([[0], np.cumsum(counts)]), col, va
+        yield counts, col, va

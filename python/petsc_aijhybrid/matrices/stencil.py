@@ -75,17 +75,10 @@ class Stencil:
             d["dense_rows"] = self.nk_dense * self.n * self.n
         return d
 
-    def local_csr(self, rstart, rend):
-        """CSR (ia, ja, va) of rows [rstart, rend), columns global and sorted."""
-        ia, ja, va = [np.zeros(1, dtype=np.int64)], [], []
+    def local_chunks(self, rstart, rend):
+        """Rows [rstart, rend) in consecutive chunks: (nonzeros per row, sorted global columns, values)."""
         for lo in range(rstart, rend, _CHUNK):
-            cnt, cols, vals = self._chunk(lo, min(rend, lo + _CHUNK))
-            ia.append(ia[-1][-1] + np.cumsum(cnt))
-            ja.append(cols)
-            va.append(vals)
-        if not ja:
-            return ia[0], np.zeros(0, dtype=np.int64), np.zeros(0)
-        return np.concatenate(ia), np.concatenate(ja), np.concatenate(va)
+            yield self._chunk(lo, min(rend, lo + _CHUNK))
 
     def _chunk(self, lo, hi):
         n, kd = self.n, self.nk_dense
