@@ -56,6 +56,7 @@ def run_job(cmd, env, logpath, timeout, quiet):
             deadline = t0 + timeout
             for line in p.stdout:
                 logf.write(line)
+                logf.flush()
                 tail = (tail + [line])[-40:]
                 if line.startswith("@@PROGRESS ") and not quiet:
                     print("    " + line[len("@@PROGRESS "):].rstrip(), flush=True)
@@ -200,6 +201,9 @@ def main(argv=None):
     print()
     print(report.legend(cfg["baseline"]))
     print("STREAM triad per layout: " + ", ".join("%s %.1f GB/s" % (l, v) for l, v in sorted(stream_med.items())))
+    record["targets"] = report.targets(results, cfg["baseline"])
+    if record["targets"]:
+        print(report.targets_text(record["targets"]))
     pngs = []
     if not args.no_plots:
         try:

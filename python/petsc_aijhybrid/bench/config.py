@@ -35,7 +35,8 @@ DEFAULTS = {
     },
     "stream": {"array_mb": None, "repeats": 10},  # array_mb: per array per node; None: 4 x L3, >= 32 MB
     # one CG + Jacobi solve per variant (b = matrices.rhs(A), x0 = 0); "matrices" / "variants": label
-    # lists to restrict it to (null: all); "max_rows": skip larger matrices
+    # lists to restrict it to (null: all; a listed variant measured as equivalent to another is solved
+    # through that one); "max_rows": skip larger matrices
     "solve": {"enabled": True, "ksp": "cg", "pc": "jacobi", "rtol": 1e-8, "max_it": 20000, "matrices": None, "variants": None, "max_rows": None},
     "thread_times": True,  # parse per-thread busy times from -mat_view ::ascii_info_detail
     "dedupe": True,  # skip aijhybrid variants that run the same code as an earlier one in this layout
@@ -116,19 +117,20 @@ def layout_name(r, t):
 
 def expand_variants(cfg):
     """The explicit variants followed by the aijhybrid mode x partition grid, with defaults filled in."""
-    out = []
+    out, after = [], []
     for v in cfg["variants"]:
         v = dict(v)
         v.setdefault("label", v["type"])
         v.setdefault("options", "")
         v.setdefault("threaded", "aijhybrid" in v["type"])
-        out.append(v)
+        (after if v.pop("after_grid", False) else out).append(v)
     grid = cfg.get("aijhybrid")
     if grid:
         for mode in grid.get("modes") or []:
             for part in grid.get("partitions") or []:
                 opts = "-mat_aijhybrid_mode %s -mat_aijhybrid_partition %s %s" % (mode, part, grid.get("options", ""))
                 out.append({"label": "aijhybrid:%s:%s" % (mode, part), "type": "aijhybrid", "options": opts.strip(), "threaded": True})
+    out += after  # "after_grid": true: listed after the grid (an equivalent variant points to the first)
     labels = [v["label"] for v in out]
     dup = sorted({l for l in labels if labels.count(l) > 1})
     if dup:

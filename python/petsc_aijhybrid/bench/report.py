@@ -152,3 +152,58 @@ def legend(baseline="aij"):
             "GB/s: bytes of the model in petsc_aijhybrid.bench.model per product / time; %%STREAM: of the triad bandwidth "
             "measured in the same job. imbal: measured max/mean thread busy time (aijhybrid; worst rank), "
             "else the partition's cost model." % (baseline, baseline))
+
+
+def targets(results, baseline="aij"):
+    """The targets of issues 3 and 5, evaluated where the run has the records they need:
+    - aijhybrid at 1x1 >= 1.0x aij 1x1, and at 1xT >= 1.0x aij Tx1 (best aijhybrid variant);
+    - where equal row blocks are imbalanced by >= 1.5x in nonzeros (the rows partition's cost
+      model, at T >= 2), the best balanced partition (nnz, diffusion, optimal) >= 1.3x rows;
+    - aijhybrid at the largest core count >= 75% of the STREAM triad on the largest poisson7.
+    Returns dicts with target, matrix, layout, value, required, met, detail."""
+    out = []
+    ok = [r for r in results if r.get("mult_s")]
+    hyb = [r for r in ok if "aijhybrid" in r["type"]]
+    mats = []
+    for r in ok:
+        if r["matrix_key"] not in mats:
+            mats.append(r["matrix_key"])
+    for mk in mats:
+        for lay in sorted({r["layout"] for r in hyb if r["matrix_key"] == mk and r["ranks"] == 1}):
+            rs = [r for r in hyb if r["matrix_key"] == mk and r["layout"] == lay and r.get("ratio_vs_baseline")]
+            if rs:
+                best = max(rs, key=lambda r: r["ratio_vs_baseline"])
+                out.append({"target": "aijhybrid %s vs %s %s" % (lay, baseline, best["baseline_layout"]), "matrix": mk, "layout": lay,
+                            "value": best["ratio_vs_baseline"], "required": 1.0, "met": best["ratio_vs_baseline"] >= 1.0,
+                            "detail": best["variant"]})
+        for lay in sorted({r["layout"] for r in hyb if r["matrix_key"] == mk and r["threads"] >= 2}):
+            rs = [r for r in hyb if r["matrix_key"] == mk and r["layout"] == lay]
+            rows = [r for r in rs if r.get("partition") == "rows"]
+            bal = [r for r in rs if r.get("partition") in ("nnz", "diffusion", "optimal")]
+            for rr in rows:
+                peers = [b for b in bal if b.get("mode") == rr.get("mode") and b["type"] == rr["type"]]
+                if not peers or (rr.get("imbalance_model") or 1.0) < 1.5:
+                    continue
+                best = min(peers, key=lambda b: b["mult_s"])
+                v = rr["mult_s"] / best["mult_s"]
+                out.append({"target": "balanced vs rows (rows imbalance %.2f)" % rr["imbalance_model"], "matrix": mk, "layout": lay,
+                            "value": v, "required": 1.3, "met": v >= 1.3, "detail": "%s vs %s" % (best["variant"], rr["variant"])})
+    p7 = [r for r in hyb if r["matrix"] == "poisson7" and r.get("stream_fraction")]
+    if p7:
+        big = max(r["rows"] for r in p7)
+        cmax = max(r["cores"] for r in p7)
+        rs = [r for r in p7 if r["rows"] == big and r["cores"] == cmax]
+        best = max(rs, key=lambda r: r["stream_fraction"])
+        out.append({"target": "aijhybrid at %d cores, fraction of STREAM" % cmax, "matrix": best["matrix_key"], "layout": best["layout"],
+                    "value": best["stream_fraction"], "required": 0.75, "met": best["stream_fraction"] >= 0.75, "detail": best["variant"]})
+    return out
+
+
+def targets_text(ts):
+    if not ts:
+        return ""
+    lines = ["Targets (issues 3 and 5; this run):"]
+    for t in ts:
+        lines.append("  %-4s %-48s %-18s %-6s %6.2f (need %.2f)  %s" % ("met" if t["met"] else "MISS", t["target"], t["matrix"], t["layout"],
+                                                                    t["value"], t["required"], t["detail"]))
+    return "\n".join(lines)

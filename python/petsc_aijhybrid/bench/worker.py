@@ -152,15 +152,20 @@ def software():
     }
 
 
+def _affinity():
+    try:
+        return sorted(os.sched_getaffinity(0))
+    except AttributeError:
+        return None
+
+
 def binding(stream_lib, nthreads):
+    """Where each rank runs: its main thread's CPU set (after the OpenMP runtime, loaded with the
+    plugin, pinned it to its place under OMP_PROC_BIND) and the CPU each OpenMP thread runs on."""
     from . import stream
 
-    try:
-        cpus = sorted(os.sched_getaffinity(0))
-    except AttributeError:
-        cpus = None
-    me = {"rank": comm.Get_rank(), "host": socket.gethostname(), "pid": os.getpid(), "cpus": cpus,
-          "thread_cpus": stream.thread_cpus(stream_lib, nthreads)}
+    me = {"rank": comm.Get_rank(), "host": socket.gethostname(), "pid": os.getpid(),
+          "main_thread_cpus": _affinity(), "thread_cpus": stream.thread_cpus(stream_lib, nthreads)}
     ranks = comm.gather(me, root=0)
     env = {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "OMP_PLACES", "OMP_PROC_BIND", "OMP_WAIT_POLICY")}
     return {"ranks": ranks, "env": env, "nodes": len({r["host"] for r in ranks}) if ranks else None}
@@ -481,7 +486,9 @@ def run_case(spec, case, matrices, tmpdir, stream_lib):
     sv = spec["solve"]
     if sv.get("enabled", True) and (not sv.get("matrices") or case["label"] in sv["matrices"]) and not (sv.get("max_rows") and M > sv["max_rows"]):
         for v in active:
-            if sv.get("variants") and v.label not in sv["variants"]:
+            # a listed variant measured as equivalent to v is solved through v
+            labels = {v.label} | {u.label for u in variants if u.rec.get("equivalent_to") == v.label}
+            if sv.get("variants") and not labels & set(sv["variants"]):
                 continue
             log("%s rows=%d: solving with %s" % (case["name"], M, v.label))
             try:
@@ -532,6 +539,12 @@ def main(argv=None):
         got = [len(r["thread_cpus"] or []) for r in out["binding"]["ranks"]]
         if args.stream_lib and min(got) != T:
             print("@@WARNING OpenMP gave %s threads, not %d" % (got, T), flush=True)
+        per_host = {}
+        for r in out["binding"]["ranks"]:
+            per_host.setdefault(r["host"], []).extend(r["thread_cpus"] or [])
+        shared = {h: len(c) - len(set(c)) for h, c in per_host.items() if len(c) != len(set(c))}
+        if args.stream_lib and shared and os.environ.get("OMP_PROC_BIND") == "close":
+            print("@@WARNING threads of this job share CPUs (%s): check the binding" % shared, flush=True)
     st = spec["stream"]
     arr = st.get("array_mb")
     if not arr:
