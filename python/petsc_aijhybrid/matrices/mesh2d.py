@@ -4,7 +4,8 @@ Domain (inside the unit square): a basin whose coast is a random Fourier curve i
 around (0.5, 0.5), radius 0.33 +- 45% (bays and peninsulas), with four islands (holes) whose shores
 are wiggly circles. The coastline depends only on the seed, not on the number of points.
 
-Points: a jittered lattice thinned at random, keeping every point at the coast and 30% far from
+Points: points along every shore at the local spacing h, and a jittered lattice of spacing h (at
+least h/2 from the shore) thinned at random, keeping every point near the coast and 30% far from
 it (resolution graded towards the coast, as in coastal ocean meshes); triangulated by Delaunay
 (scipy.spatial, qhull); triangles whose centroid lies on land are removed and unused points
 dropped. The vertices are renumbered by reverse Cuthill-McKee (scipy.sparse.csgraph), the
@@ -53,6 +54,32 @@ class Coast:
         for k, a, p in zip(self.k, self.amp, self.phase):  # elementwise: the same bits on every rank
             r += a * np.cos(k * theta + p)
         return self.RADIUS * r
+
+    def shores(self):
+        """The outer coast and the island shores as closed polylines (x, y), finely sampled."""
+        theta = np.linspace(0.0, 2.0 * np.pi, 1 << 16)
+        r = self.shore(theta)
+        lines = [(self.CENTER + r * np.cos(theta), self.CENTER + r * np.sin(theta))]
+        phi = np.linspace(0.0, 2.0 * np.pi, 1 << 12)
+        for cx, cy, s, ph in self.islands:
+            ri = s * (1.0 + 0.25 * np.cos(3.0 * phi + ph))
+            lines.append((cx + ri * np.cos(phi), cy + ri * np.sin(phi)))
+        return lines
+
+    def shore_points(self, h):
+        """Points along every shore at arc-length spacing about h (those inside another island
+        dropped), and the total shore length."""
+        xs, ys, total = [], [], []
+        for x, y in self.shores():
+            cum = np.concatenate([[0.0], np.cumsum(np.hypot(np.diff(x), np.diff(y)))])
+            npts = max(3, int(round(cum[-1] / h))) if h else 0
+            at = np.arange(npts) * (cum[-1] / max(npts, 1))
+            xs.append(np.interp(at, cum, x))
+            ys.append(np.interp(at, cum, y))
+            total.append(cum[-1])
+        x, y = np.concatenate(xs), np.concatenate(ys)
+        keep = self.distance(x, y) > -0.25 * h
+        return x[keep], y[keep], math.fsum(total)
 
     def distance(self, x, y):
         """Approximate distance to the coast (radial gaps), positive at sea, negative on land."""
@@ -106,21 +133,26 @@ def mesh(n_target, seed=0):
 
     n_target = max(int(n_target), _MIN_POINTS)
     coast = Coast(seed)
-    # lattice spacing from the expected number of kept points (Monte Carlo area integral)
+    # spacing h such that (kept lattice points) + (shore points) ~ n_target: with I the integral of
+    # the keep probability over the sea (Monte Carlo) and P the shore length, I / h^2 lattice
+    # points, less P / (2 h) within h / 2 of the shore, plus P / h on it
     rng = np.random.default_rng([seed, 3])
     q = rng.random((2, 1 << 16))
     d = coast.distance(q[0], q[1])
-    h = math.sqrt(math.fsum(np.where(d > 0, keep_probability(d), 0.0)) / d.size / n_target)  # fsum: same bits everywhere
+    area = math.fsum(np.where(d > 0, keep_probability(d), 0.0)) / d.size  # fsum: same bits everywhere
+    perimeter = coast.shore_points(0.0)[2]
+    h = 2.0 * area / (math.sqrt(0.25 * perimeter**2 + 4.0 * area * n_target) - 0.5 * perimeter)
     m = int(np.ceil(1.0 / h))
     jj, ii = np.divmod(np.arange(m * m), m)
     u = np.random.default_rng([seed, 4, m]).random((3, m * m))
     x = (ii + 0.2 + 0.6 * u[0]) * h
     y = (jj + 0.2 + 0.6 * u[1]) * h
     d = coast.distance(x, y)
-    sel = (d > 0) & (u[2] < keep_probability(d))
-    pts = np.stack([x[sel], y[sel]], axis=1)
+    sel = (d > 0.5 * h) & (u[2] < keep_probability(d))  # the shore points take the band near the coast
+    sx, sy, _ = coast.shore_points(h)
+    pts = np.stack([np.concatenate([x[sel], sx]), np.concatenate([y[sel], sy])], axis=1)
     tri = Delaunay(pts).simplices
-    cen = pts[tri].mean(axis=1)
+    cen = (pts[tri[:, 0]] + pts[tri[:, 1]] + pts[tri[:, 2]]) / 3.0
     tri = tri[coast.distance(cen[:, 0], cen[:, 1]) > 0]
     used, tri = np.unique(tri, return_inverse=True)
     tri = tri.reshape(-1, 3)
