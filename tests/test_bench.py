@@ -233,3 +233,12 @@ def test_stream_triad(tmp_path, ranks, threads):
     assert res["method"] == "c-openmp" and res["triad_GBps"] > 0 and res["triad_GBps_median"] > 0
     assert res["threads_per_rank"] == threads and len(res["thread_cpus"]) == threads
     assert res["numpy"]["method"] == "numpy" and res["numpy"]["triad_GBps"] > 0
+
+
+@needs_build
+def test_replot(smoke, tmp_path):
+    out, rec, _ = smoke
+    p = driver(["--replot", str(out / "smoke.json"), "--out", str(tmp_path)], timeout=120)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "vs aij" in p.stdout
+    assert sorted(os.listdir(tmp_path)) == sorted(rec["plots"])

@@ -24,7 +24,8 @@ SCHEMA = "petsc-aijhybrid-bench/1"
 
 def parse_args(argv):
     ap = argparse.ArgumentParser(prog="python -m petsc_aijhybrid.bench", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--config", required=True, help="a name in share/bench (quick, full, smoke, ...) or a JSON file")
+    ap.add_argument("--config", help="a name in share/bench (quick, full, smoke, ...) or a JSON file")
+    ap.add_argument("--replot", metavar="RECORD.json", help="print the table and write the plots of a recorded run (into --out or its directory)")
     ap.add_argument("--out", default=None, help="output directory (default: <build>/bench)")
     ap.add_argument("--layouts", default=None, help="comma list overriding the config's, e.g. 1x1,2x1,1x2")
     ap.add_argument("--matrices", default=None, help="comma list of matrix names to keep")
@@ -86,8 +87,34 @@ def job_env(extra):
     return env
 
 
+def replot(args):
+    with open(args.replot) as f:
+        record = json.load(f)
+    out = os.path.abspath(args.out or os.path.dirname(os.path.abspath(args.replot)))
+    os.makedirs(out, exist_ok=True)
+    results, baseline = record["results"], record["baseline"]
+    stream_med = {lay: s["triad_GBps"] for lay, s in record["stream"].items()}
+    m = record["machine"]
+    title = "%s on %s (%s cores, %s NUMA), PETSc %s, %s" % (record["config"]["name"], m["cpu_model"], m["cores"], m["numa_nodes"],
+                                                           record["software"]["petsc_version"], record["date"][:10])
+    print(report.table(results, title))
+    print()
+    print(report.targets_text(report.targets(results, baseline)))
+    if not args.no_plots:
+        from . import plots
+
+        for p in plots.plot_all(results, stream_med, out, record["config"]["name"], title, baseline):
+            print("plot: %s" % p)
+    return 0
+
+
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    if args.replot:
+        return replot(args)
+    if not args.config:
+        print("bench: --config is required (or --replot RECORD.json)", file=sys.stderr)
+        return 2
     try:
         cfg = C.load(args.config)
         if args.layouts:

@@ -4,7 +4,8 @@
   layout (triad bandwidth of that job x flops per byte of the model) drawn over its group.
 - <name>-<matrix>-scaling.png (two or more core counts): MatMult time and parallel efficiency
   against cores: pure-MPI aij, each aijhybrid variant at its most-threaded layout per core count,
-  the ideal line from aij at the fewest cores.
+  the ideal line from aij at the fewest cores. Here and below a variant measured as equivalent to
+  another in a layout is drawn at that one's time.
 - <name>-<matrix>-threads-<C>cores.png (two or more layouts with C cores: the paper's Figure 2):
   MatMult time against threads per rank at a fixed core count.
 """
@@ -48,10 +49,12 @@ def plot_all(results, stream, outdir, name, title="", baseline="aij"):
         label = "%s, %d rows, %d nonzeros" % (rs[0]["matrix_label"], rs[0]["rows"], rs[0]["nnz"])
         stem = os.path.join(outdir, "%s-%s" % (name, _safe(mk.replace(":", "-"))))
         paths.append(_bars(plt, rs, stream, stem + "-gflops.png", label, title))
-        p = _scaling(plt, rs, stem + "-scaling.png", label, title, baseline)
+        # scaling and threads-per-rank lines: equivalent variants at their representative's time
+        eff = [dict(r, mult_s=r["mult_s_effective"]) for r in results if r["matrix_key"] == mk and r.get("mult_s_effective")]
+        p = _scaling(plt, eff, stem + "-scaling.png", label, title, baseline)
         if p:
             paths.append(p)
-        paths.extend(_threads(plt, rs, stem, label, title))
+        paths.extend(_threads(plt, eff, stem, label, title))
     return paths
 
 
