@@ -145,7 +145,7 @@ def main(argv=None):
     out = os.path.abspath(args.out or default_out())
     logs = os.path.join(out, "logs", cfg["name"])
     os.makedirs(logs, exist_ok=True)
-    lib, how = stream.build(os.path.join(out, "lib"))
+    lib, how = stream.build(os.path.join(default_out(), "lib"))
     if not lib:
         print("bench: WARNING: STREAM library not built (%s); using the numpy triad (one thread per rank)" % how, file=sys.stderr)
 
