@@ -32,11 +32,12 @@ def build(outdir):
     lib = os.path.join(outdir, "libaijhstream.so")
     if os.path.exists(lib) and os.path.getmtime(lib) >= os.path.getmtime(src):
         return lib, "up to date"
-    cmd = [cc, "-O3", "-fopenmp", "-fPIC", "-shared", src, "-o", lib + ".tmp"]
+    tmp = "%s.%d.tmp" % (lib, os.getpid())  # concurrent drivers: each compiles its own, the last rename wins
+    cmd = [cc, "-O3", "-fopenmp", "-fPIC", "-shared", src, "-o", tmp]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode:
         return None, "%s failed: %s" % (" ".join(cmd), p.stderr.strip()[-500:])
-    os.replace(lib + ".tmp", lib)
+    os.replace(tmp, lib)
     return lib, " ".join(cmd)
 
 
