@@ -119,9 +119,12 @@ def test_smoke_results(smoke):
                 assert all(t > 0 for t in mpi["thread_busy_ms"][0]) and mpi["imbalance_measured"] >= 1.0
             else:
                 assert mpi["status"] == "ok" and mpi["mat_type"] == "mpiaijhybrid"
-        # same CG iterations for every type
-        its = {r["cg_iterations"] for r in res if r["matrix"] == m and r.get("cg_iterations")}
+        # the same CG iterations for aij and aijhybrid (the same sums in the same order); other
+        # types sum in another order: within a few iterations
+        its = {r["cg_iterations"] for r in res if r["matrix"] == m and r.get("cg_iterations") and "aij" in r["type"] and r["type"] not in ("aijperm",)}
         assert len(its) == 1, its
+        others = [r["cg_iterations"] for r in res if r["matrix"] == m and r.get("cg_iterations")]
+        assert max(others) - min(others) <= 2 + 0.05 * min(others), others
     for r in res:
         if r["variant"] == "aij" and r["status"] == "ok":
             assert r["ratio_vs_baseline"] == pytest.approx(1.0)

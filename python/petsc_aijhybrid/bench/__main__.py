@@ -92,7 +92,7 @@ def replot(args):
         record = json.load(f)
     out = os.path.abspath(args.out or os.path.dirname(os.path.abspath(args.replot)))
     os.makedirs(out, exist_ok=True)
-    results, baseline = record["results"], record["baseline"]
+    results, baseline = report.effective_times(record["results"]), record["baseline"]
     stream_med = {lay: s["triad_GBps"] for lay, s in record["stream"].items()}
     m = record["machine"]
     title = "%s on %s (%s cores, %s NUMA), PETSc %s, %s" % (record["config"]["name"], m["cpu_model"], m["cores"], m["numa_nodes"],

@@ -109,7 +109,10 @@ def _scaling(plt, rs, path, label, title, baseline):
             m = [r for r in rs if r["variant"] == v and r["cores"] == c]
             if m:
                 best = max(m, key=lambda r: (r["threads"], -r["mult_s"]))
-                pts[c] = (best["mult_s"], best["threads"])
+                pts[c] = (best["mult_s"], best["threads"], best["status"])
+        if all(st == "equivalent" for _, _, st in pts.values()):
+            continue  # the same line as the variant it is equivalent to
+        pts = {c: (t, th) for c, (t, th, _) in pts.items()}
         if len(pts) >= 2:
             ts = sorted({t for _, t in pts.values()})
             series["%s (%s thr/rank)" % (v, "/".join(map(str, ts)))] = sorted((c, t) for c, (t, _) in pts.items())

@@ -87,12 +87,18 @@ def flatten(jobs, baseline="aij"):
         model.derive(r, stream_med.get(r["layout"]))
         results.append(r)
     model.ratios(results, baseline)
-    # an equivalent variant ran the same code as its representative: the plots draw its time
+    effective_times(results)
+    return results, stream_med
+
+
+def effective_times(results):
+    """r['mult_s_effective']: an equivalent variant ran the same code as its representative, and
+    the plots draw it at that time."""
     rep = {(r["matrix_key"], r["layout"], r["variant"]): r for r in results}
     for r in results:
         src = rep.get((r["matrix_key"], r["layout"], r.get("equivalent_to"))) if r["status"] == "equivalent" else r
         r["mult_s_effective"] = src.get("mult_s") if src else None
-    return results, stream_med
+    return results
 
 
 def _f(v, fmt, width):
