@@ -27,4 +27,8 @@ if not any(a == "--config" or a.startswith("--config=") for a in extra):
     cmd += ["--config", "quick"]
 if not any(a == "--out" or a.startswith("--out=") for a in extra):
     cmd += ["--out", os.path.join(build, "bench")]
+cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+if cores < 2 and not any(a == "--layouts" or a.startswith("--layouts=") for a in extra):
+    print("run.py: 1 core here: only the 1x1 layout (no same-core-count comparison at 2 cores)", flush=True)
+    cmd += ["--layouts", "1x1"]
 sys.exit(subprocess.call(cmd + extra, env=env))
