@@ -160,6 +160,10 @@ def test_ratios():
     assert got[("hyb", "2x2")] is None  # no aij at 4 cores
     assert got[("hyb2", "2x1")] is None
     assert res[3]["baseline_layout"] == "2x1"
+    # a threaded baseline (no R x 1 layout): the same layout
+    res = [mk("rows", 1, 2, 6.0), mk("nnz", 1, 2, 4.0)]
+    model.ratios(res, "rows")
+    assert res[1]["ratio_vs_baseline"] == pytest.approx(1.5) and res[1]["baseline_layout"] == "1x2"
 
 
 def test_byte_model():

@@ -97,7 +97,7 @@ def replot(args):
     m = record["machine"]
     title = "%s on %s (%s cores, %s NUMA), PETSc %s, %s" % (record["config"]["name"], m["cpu_model"], m["cores"], m["numa_nodes"],
                                                            record["software"]["petsc_version"], record["date"][:10])
-    print(report.table(results, title))
+    print(report.table(results, title, baseline=baseline))
     print()
     print(report.targets_text(report.targets(results, baseline)))
     if not args.no_plots:
@@ -224,7 +224,7 @@ def main(argv=None):
     title = "%s on %s (%s cores, %s NUMA), PETSc %s, %s" % (cfg["name"], m["cpu_model"], m["cores"], m["numa_nodes"],
                                                            record["software"]["petsc_version"], stamp[:10])
     print()
-    print(report.table(results, title))
+    print(report.table(results, title, baseline=cfg["baseline"]))
     print()
     print(report.legend(cfg["baseline"]))
     print("STREAM triad per layout: " + ", ".join("%s %.1f GB/s" % (l, v) for l, v in sorted(stream_med.items())))

@@ -49,13 +49,16 @@ def median(xs):
 
 def ratios(results, baseline="aij"):
     """Set r['ratio_vs_baseline'] = t(baseline, same matrix, layout cores x 1) / t(r) on every result;
-    None where the baseline was not measured at that core count. Also r['baseline_layout']."""
-    base = {}
+    where the baseline has no such layout (a baseline that is itself threaded), its time in r's own
+    layout; None where neither was measured. Also r['baseline_layout']."""
+    base, same = {}, {}
     for r in results:
-        if r["variant"] == baseline and r["threads"] == 1 and r.get("mult_s"):
-            base[(r["matrix_key"], r["ranks"])] = (r["mult_s"], r["layout"])
+        if r["variant"] == baseline and r.get("mult_s"):
+            same[(r["matrix_key"], r["layout"])] = (r["mult_s"], r["layout"])
+            if r["threads"] == 1:
+                base[(r["matrix_key"], r["ranks"])] = (r["mult_s"], r["layout"])
     for r in results:
-        b = base.get((r["matrix_key"], r["ranks"] * r["threads"]))
+        b = base.get((r["matrix_key"], r["ranks"] * r["threads"])) or same.get((r["matrix_key"], r["layout"]))
         if b and r.get("mult_s"):
             r["ratio_vs_baseline"] = b[0] / r["mult_s"]
             r["baseline_layout"] = b[1]
