@@ -1,6 +1,7 @@
 # petsc-aijhybrid: build, test, run and install.
 #
 #   make run           install what is missing, build, run the main job
+#   make bench         the benchmark suite (CONFIG=full|quick|smoke|<file>, BENCH_OUT=dir, BENCH_ARGS=...)
 #   make test          install what is missing, build, run every test (pytest under mpiexec)
 #   make               build the library, the examples and the unit tests
 #   make install PREFIX=/opt/aijhybrid
@@ -52,7 +53,7 @@ HDR := $(wildcard include/*.h src/*.h src/*/*.h)
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/ex*.c))
 UNIT     := $(BUILD)/tests/test_partition $(BUILD)/tests/test_nodeplan $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(filter-out tests/unit/test_partition.c tests/unit/test_nodeplan.c,$(wildcard tests/unit/*.c)))
 
-.PHONY: all lib examples unit check-petsc setup run test test-harness install clean help
+.PHONY: all lib examples unit check-petsc setup run bench test test-harness install clean help
 all: lib examples unit
 
 check-petsc:
@@ -98,6 +99,12 @@ run: setup
 	@$(MAKE) --no-print-directory -C $(TOP) all
 	@$(PYTHON) $(TOP)/share/run.py $(BUILD) $(RUN_ARGS)
 
+CONFIG    ?= full
+BENCH_OUT ?= $(BUILD)/bench
+bench: setup
+	@$(MAKE) --no-print-directory -C $(TOP) lib
+	cd $(TOP) && AIJHYBRID_BUILD=$(BUILD) PYTHONPATH=$(TOP)/python $(PYTHON) -m petsc_aijhybrid.bench --config $(CONFIG) --out $(BENCH_OUT) $(BENCH_ARGS)
+
 test: setup
 	@$(MAKE) --no-print-directory -C $(TOP) all
 	cd $(TOP) && OMPI_MCA_rmaps_base_oversubscribe=1 AIJHYBRID_BUILD=$(BUILD) PYTHONPATH=$(TOP)/python $(PYTHON) -m pytest -ra tests $(PYTEST_ARGS)
@@ -115,6 +122,8 @@ install: lib
 	$(eval PYDIR := $(DESTDIR)$(PREFIX)/lib/python3/dist-packages/petsc_aijhybrid)
 	install -d $(PYDIR)
 	install -m 644 python/petsc_aijhybrid/*.py $(PYDIR)/
+	install -d $(PYDIR)/bench
+	install -m 644 python/petsc_aijhybrid/bench/*.py $(PYDIR)/bench/
 	echo 'LIBRARY = "$(PREFIX)/lib/libpetscaijhybrid.so"' > $(PYDIR)/_install.py
 
 clean:

@@ -5,7 +5,7 @@
 # What it installs (Debian bookworm packages):
 #   petsc-dev                  PETSc 3.18 (real scalars, 32-bit indices), its headers and mpicc
 #   libpetsc3.18-dev-examples  PETSc's examples and test harness (used by the harness tests)
-#   python3-petsc4py python3-mpi4py python3-numpy python3-scipy python3-pytest
+#   python3-petsc4py python3-mpi4py python3-numpy python3-scipy python3-pytest python3-matplotlib
 #                              the petsc4py layer and the test suite, for /usr/bin/python3
 #   openmpi-bin libopenmpi-dev make gcc pkg-config
 #
@@ -17,7 +17,7 @@
 #   With PETSC_DIR set in the environment this script only checks and installs nothing for PETSc.
 set -euo pipefail
 
-PKGS=(petsc-dev libpetsc3.18-dev-examples python3-petsc4py python3-mpi4py python3-numpy python3-scipy
+PKGS=(petsc-dev libpetsc3.18-dev-examples python3-petsc4py python3-mpi4py python3-numpy python3-scipy python3-matplotlib
       python3-pytest openmpi-bin libopenmpi-dev make gcc pkg-config)
 
 if [ -n "${PETSC_DIR:-}" ] && [ "${PETSC_DIR}" != "/usr/lib/petsc" ]; then

@@ -1,0 +1,191 @@
+"""Benchmark configuration: a JSON file (share/bench/*.json) merged over DEFAULTS, and its expansion
+into matrix cases, layouts and type variants.
+
+A variant is one matrix type with its option string, e.g.
+``{"label": "aijhybrid:task:nnz", "type": "aijhybrid", "options": "-mat_aijhybrid_mode task"}``.
+New plugin options (first touch, node-aware exchange, ...) become new variants by a config edit.
+"""
+
+import copy
+import json
+import os
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+TOP = PACKAGE_DIR.parents[2]  # source tree: python/petsc_aijhybrid/bench -> top
+CONFIG_DIR = TOP / "share" / "bench"
+
+DEFAULTS = {
+    "name": None,  # defaults to the file's stem
+    "description": "",
+    # matrices: generator name (petsc_aijhybrid.matrices.GENERATORS), sizes in rows, generator params
+    "matrices": [{"name": "poisson7", "rows": [10000], "params": {}}],
+    # layouts: "RxT" = R MPI ranks x T OpenMP threads per rank
+    "layouts": ["1x1"],
+    # explicit variants; "aijhybrid" below adds one variant per mode x partition
+    "variants": [{"label": "aij", "type": "aij"}],
+    "aijhybrid": {"modes": ["vector", "task"], "partitions": ["rows", "nnz", "diffusion", "optimal"], "options": ""},
+    "baseline": "aij",  # the variant ratios are taken against (at R = cores, T = 1)
+    "timing": {
+        "warmup": 3,  # products before timing (and to size the batches)
+        "batch_seconds": 0.05,  # a batch of K products lasts about this long
+        "rounds": 5,  # alternating rounds over all variants
+        "batches_per_round": 2,  # batches per variant per round; samples = rounds x batches
+        "max_batch": 100000,
+    },
+    "stream": {"array_mb": None, "repeats": 10},  # array_mb: per array per node; None: 4 x L3, >= 32 MB
+    # one CG + Jacobi solve per variant (b = matrices.rhs(A), x0 = 0); "matrices" / "variants": label
+    # lists to restrict it to (null: all; a listed variant measured as equivalent to another is solved
+    # through that one); "max_rows": skip larger matrices
+    "solve": {"enabled": True, "ksp": "cg", "pc": "jacobi", "rtol": 1e-8, "max_it": 20000, "matrices": None, "variants": None, "max_rows": None},
+    "thread_times": True,  # parse per-thread busy times from -mat_view ::ascii_info_detail
+    "dedupe": True,  # skip aijhybrid variants that run the same code as an earlier one in this layout
+    # "convert": generate aij once; aijhybrid = a copy converted in place, other types assembled from its CSR
+    # with their type set first ("csr"); "direct": generate every variant with its type (per variant too)
+    "build": "convert",
+    "seed": 0,
+    "binding": "pe",  # "pe": one rank per T cores (--map-by slot:PE=T --bind-to core) and OMP_PROC_BIND=close; "none"
+    "launcher": "mpiexec",  # "mpiexec" (OpenMPI), "srun", or a list template with {ranks} {threads} {nodes} {ppn}
+    "launcher_args": [],  # appended to the launcher's own arguments
+    "layout_rounds": 1,  # run the layout jobs this many times, alternating (A B C A B C); medians over all
+    "job_timeout": 3600,
+    "env": {},  # extra environment for the jobs
+}
+
+PUREMPI_DEFAULT_TYPES = ("aij", "sell", "aijperm", "hypre", "aijsell", "aijcrl", "baij")
+
+
+class ConfigError(ValueError):
+    pass
+
+
+def _merge(base, over):
+    out = copy.deepcopy(base)
+    for k, v in over.items():
+        if isinstance(v, dict) and v and isinstance(out.get(k), dict):
+            out[k] = _merge(out[k], v)
+        else:
+            out[k] = copy.deepcopy(v)
+    return out
+
+
+def find(name_or_path):
+    """Path of a config: an existing file, or share/bench/<name>.json."""
+    p = Path(name_or_path)
+    if p.exists():
+        return p
+    q = CONFIG_DIR / (name_or_path if name_or_path.endswith(".json") else name_or_path + ".json")
+    if q.exists():
+        return q
+    raise ConfigError("no config %s (looked for %s and %s)" % (name_or_path, p, q))
+
+
+def load(name_or_path):
+    path = find(name_or_path)
+    with open(path) as f:
+        raw = json.load(f)
+    cfg = _merge(DEFAULTS, raw)
+    cfg["name"] = cfg["name"] or path.stem
+    cfg["source"] = str(path)
+    cfg["raw"] = raw
+    validate(cfg)
+    return cfg
+
+
+def parse_layout(s):
+    """'2x4' -> (2, 4); 'RxT@N' (on N nodes) -> (R, T) as well (see layout_nodes)."""
+    try:
+        r, t = str(s).lower().split("@")[0].split("x")
+        r, t = int(r), int(t)
+        n = layout_nodes(s)
+    except ValueError:
+        raise ConfigError("layout %r is not RANKSxTHREADS or RANKSxTHREADS@NODES (e.g. 2x1, 64x8@16)" % (s,))
+    if r < 1 or t < 1 or (n is not None and (n < 1 or n > r)):
+        raise ConfigError("layout %r: ranks and threads must be >= 1, nodes between 1 and the ranks" % (s,))
+    return r, t
+
+
+def layout_nodes(s):
+    """N of 'RxT@N' (None without @: the ranks spread over every node of the allocation)."""
+    parts = str(s).split("@")
+    return int(parts[1]) if len(parts) > 1 else None
+
+
+def layout_name(r, t):
+    return "%dx%d" % (r, t)
+
+
+def expand_variants(cfg):
+    """The explicit variants followed by the aijhybrid mode x partition grid, with defaults filled in."""
+    out, after = [], []
+    for v in cfg["variants"]:
+        v = dict(v)
+        v.setdefault("label", v["type"])
+        v.setdefault("options", "")
+        v.setdefault("threaded", "aijhybrid" in v["type"])
+        (after if v.pop("after_grid", False) else out).append(v)
+    grid = cfg.get("aijhybrid")
+    if grid:
+        for mode in grid.get("modes") or []:
+            for part in grid.get("partitions") or []:
+                opts = "-mat_aijhybrid_mode %s -mat_aijhybrid_partition %s %s" % (mode, part, grid.get("options", ""))
+                out.append({"label": "aijhybrid:%s:%s" % (mode, part), "type": "aijhybrid", "options": opts.strip(), "threaded": True})
+    out += after  # "after_grid": true: listed after the grid (an equivalent variant points to the first)
+    labels = [v["label"] for v in out]
+    dup = sorted({l for l in labels if labels.count(l) > 1})
+    if dup:
+        raise ConfigError("duplicate variant labels: %s" % ", ".join(dup))
+    return out
+
+
+def matrix_cases(cfg, scale=1.0, only=None):
+    """[(name, rows, params, path)] for every matrix and size; rows scaled (>= 1000) by `scale`."""
+    cases = []
+    for m in cfg["matrices"]:
+        if only and m["name"] not in only:
+            continue
+        rows = m.get("rows", [None])
+        if not isinstance(rows, list):
+            rows = [rows]
+        for r in rows:
+            rr = None if r is None else max(1000, int(round(float(r) * scale)))
+            cases.append({"name": m["name"], "rows": rr, "params": dict(m.get("params", {})), "path": m.get("path"),
+                          "label": m.get("label") or m["name"]})
+    return cases
+
+
+def validate(cfg):
+    if not cfg["matrices"]:
+        raise ConfigError("config %s lists no matrices" % cfg["name"])
+    for l in cfg["layouts"]:
+        parse_layout(l)
+    variants = expand_variants(cfg)
+    if cfg["baseline"] not in [v["label"] for v in variants]:
+        raise ConfigError("baseline variant %r is not among the variants" % cfg["baseline"])
+    if cfg["binding"] not in ("pe", "none"):
+        raise ConfigError("binding must be 'pe' or 'none', not %r" % cfg["binding"])
+    t = cfg["timing"]
+    if t["rounds"] < 1 or t["batches_per_round"] < 1 or t["warmup"] < 1:
+        raise ConfigError("timing: rounds, batches_per_round and warmup must be >= 1")
+    return cfg
+
+
+def worker_spec(cfg, layout, cases, variants):
+    """What one layout job needs (written as JSON for the worker)."""
+    r, t = parse_layout(layout)
+    return {
+        "config": cfg["name"],
+        "layout": layout,
+        "ranks": r,
+        "threads": t,
+        "cases": cases,
+        "variants": variants,
+        "timing": cfg["timing"],
+        "stream": cfg["stream"],
+        "solve": cfg["solve"],
+        "thread_times": cfg["thread_times"],
+        "dedupe": cfg["dedupe"],
+        "build": cfg["build"],
+        "seed": cfg["seed"],
+        "matrices_module": os.environ.get("AIJHYBRID_BENCH_MATRICES", "petsc_aijhybrid.matrices"),
+    }

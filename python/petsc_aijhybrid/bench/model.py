@@ -1,0 +1,79 @@
+"""The performance model: flops and bytes of one product y = A x, and the derived figures.
+
+Byte model (minimum traffic of CSR SpMV, every byte read or written once, counted like STREAM:
+no write-allocate), for a matrix with M rows, N columns and nnz nonzeros, s = sizeof(PetscScalar)
+and i = sizeof(PetscInt):
+
+    bytes = nnz * (s + i)      values and column indices
+          + (M + P) * i        row pointers (M + 1 per rank; P ranks)
+          + N * s              x, read once (ghost values read again are not counted)
+          + M * s              y, written once
+
+With s = 8 and i = 4: 12 bytes per nonzero + 20 bytes per row (square matrix). For a 7-point
+stencil that is ~14.9 bytes per nonzero, so at STREAM bandwidth B the ceiling is
+2 * nnz / bytes * B ~ B / 7.4 flops per byte.
+
+flops = 2 * nnz (one multiply and one add per nonzero).
+"""
+
+import statistics
+
+
+def bytes_per_product(rows, cols, nnz, ranks=1, scalar_bytes=8, int_bytes=4):
+    return {
+        "values_indices": nnz * (scalar_bytes + int_bytes),
+        "row_pointers": (rows + ranks) * int_bytes,
+        "x": cols * scalar_bytes,
+        "y": rows * scalar_bytes,
+        "total": nnz * (scalar_bytes + int_bytes) + (rows + ranks) * int_bytes + cols * scalar_bytes + rows * scalar_bytes,
+    }
+
+
+def gflops(nnz, seconds):
+    return 2.0 * nnz / seconds / 1e9 if seconds and seconds > 0 else None
+
+
+def gbps(nbytes, seconds):
+    return nbytes / seconds / 1e9 if seconds and seconds > 0 else None
+
+
+def ceiling_gflops(stream_gbps, nnz, nbytes):
+    """GF/s at which a product moving nbytes would run at the STREAM bandwidth."""
+    return 2.0 * nnz * stream_gbps / nbytes if stream_gbps and nbytes else None
+
+
+def median(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def ratios(results, baseline="aij"):
+    """Set r['ratio_vs_baseline'] = t(baseline, same matrix, layout cores x 1) / t(r) on every result;
+    where the baseline has no such layout (a baseline that is itself threaded), its time in r's own
+    layout; None where neither was measured. Also r['baseline_layout']."""
+    base, same = {}, {}
+    for r in results:
+        if r["variant"] == baseline and r.get("mult_s"):
+            same[(r["matrix_key"], r["layout"])] = (r["mult_s"], r["layout"])
+            if r["threads"] == 1:
+                base[(r["matrix_key"], r["ranks"])] = (r["mult_s"], r["layout"])
+    for r in results:
+        b = base.get((r["matrix_key"], r["ranks"] * r["threads"])) or same.get((r["matrix_key"], r["layout"]))
+        if b and r.get("mult_s"):
+            r["ratio_vs_baseline"] = b[0] / r["mult_s"]
+            r["baseline_layout"] = b[1]
+        else:
+            r["ratio_vs_baseline"] = None
+            r["baseline_layout"] = None
+    return results
+
+
+def derive(r, stream_gbps):
+    """Fill GF/s, GB/s, fraction of STREAM and the ceiling into a result with mult_s, nnz, bytes."""
+    t = r.get("mult_s")
+    r["gflops"] = gflops(r["nnz"], t)
+    r["gbps"] = gbps(r["bytes"], t)
+    r["stream_GBps"] = stream_gbps
+    r["stream_fraction"] = (r["gbps"] / stream_gbps) if (r["gbps"] and stream_gbps) else None
+    r["ceiling_gflops"] = ceiling_gflops(stream_gbps, r["nnz"], r["bytes"])
+    return r

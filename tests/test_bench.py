@@ -1,0 +1,251 @@
+"""The benchmark driver (python -m petsc_aijhybrid.bench): a smoke run at tiny sizes
+(share/bench/smoke.json) checked for its JSON record and plots, and the pieces it is built from
+(ratios, byte model, layout check, STREAM triad, thread-time parsing). No timing is asserted: only
+that times exist, are positive, and that every type's product equals aij's.
+"""
+
+import importlib
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import mpirun
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = ROOT / "python" / "petsc_aijhybrid" / "bench"
+
+
+def bench_module(name):
+    """petsc_aijhybrid.bench.<name> loaded by path as aijh_bench.<name>: the pure modules need no
+    PETSc, and importing petsc_aijhybrid would initialise PETSc and MPI inside pytest."""
+    if "aijh_bench" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("aijh_bench", BENCH / "__init__.py", submodule_search_locations=[str(BENCH)])
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules["aijh_bench"] = mod
+        spec.loader.exec_module(mod)
+    return importlib.import_module("aijh_bench." + name)
+
+
+def driver(args, timeout=300):
+    env = mpirun.environment(1)
+    env["PYTHONPATH"] = str(ROOT / "python") + os.pathsep + env.get("PYTHONPATH", "")
+    env.pop("OMP_WAIT_POLICY", None)
+    return subprocess.run([mpirun.PYTHON, "-m", "petsc_aijhybrid.bench"] + list(args), capture_output=True, text=True,
+                          timeout=timeout, env=env, cwd=str(ROOT))
+
+
+needs_build = pytest.mark.skipif(not mpirun.LIB.exists(), reason="%s not built (run `make lib`)" % mpirun.LIB)
+
+
+@pytest.fixture(scope="module")
+def smoke(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench")
+    args = ["--config", "smoke", "--out", str(out)]
+    if (os.cpu_count() or 1) < 2:
+        args.append("--oversubscribe")  # correctness only: the smoke run times nothing it asserts
+    p = driver(args)
+    assert p.returncode == 0, "driver failed (exit %d)\n%s\n%s" % (p.returncode, p.stdout[-5000:], p.stderr[-5000:])
+    with open(out / "smoke.json") as f:
+        rec = json.load(f)
+    return out, rec, p.stdout
+
+
+@needs_build
+def test_smoke_record_schema(smoke):
+    out, rec, _ = smoke
+    for key in ("schema", "date", "config", "machine", "software", "git", "byte_model", "stream", "binding", "results", "jobs", "plots"):
+        assert key in rec, key
+    assert rec["schema"] == "petsc-aijhybrid-bench/1"
+    assert rec["config"]["name"] == "smoke"
+    assert rec["software"]["petsc_version"].count(".") == 2
+    assert rec["machine"]["cores"] >= 1 and rec["machine"]["memory_bytes"] > 0
+    assert set(rec["binding"]) == {"1x1", "2x1", "1x2"}
+    assert rec["binding"]["2x1"]["env"]["OMP_NUM_THREADS"] == "1"
+    assert len(rec["binding"]["2x1"]["ranks"]) == 2
+    assert rec["failures"] == []
+
+
+@needs_build
+def test_smoke_results(smoke):
+    _, rec, stdout = smoke
+    res = rec["results"]
+    hypre = rec["software"]["hypre"]
+    seen = {(r["matrix"], r["layout"], r["variant"]): r for r in res}
+    for m in ("poisson7", "twozone"):
+        for lay in ("1x1", "2x1", "1x2"):
+            threaded_only = lay == "1x2"
+            for v in ("aij", "sell", "hypre"):
+                key = (m, lay, v)
+                if threaded_only:
+                    assert key not in seen, key  # pure-MPI types run only with one thread per rank
+                    continue
+                r = seen[key]
+                if v == "hypre" and not hypre:
+                    assert r["status"] == "skipped"
+                    continue
+                assert r["status"] == "ok", r
+            timed = [r for r in res if r["matrix"] == m and r["layout"] == lay and r["status"] == "ok"]
+            assert timed, (m, lay)
+            for r in timed:
+                assert r["mult_s"] > 0 and r["gflops"] > 0 and r["gbps"] > 0 and r["stream_fraction"] > 0
+                assert len(r["samples_s"]) == 2  # rounds x batches_per_round
+                assert r["rel_diff_vs_reference"] <= 1e-12, r  # every type's product equals aij's
+                assert r["cg_converged"] and r["cg_iterations"] > 0 and r["solve_s"] > 0
+            # with one thread the four aijhybrid variants run the same code: measured once
+            hyb = [r for r in res if r["matrix"] == m and r["layout"] == lay and r["type"] == "aijhybrid"]
+            assert len(hyb) == 4
+            if lay == "1x1":  # seqaijhybrid: one measured, three equivalent to it
+                assert [r["status"] for r in hyb].count("ok") == 1
+                assert all(r["equivalent_to"] == "aijhybrid:vector:rows" for r in hyb if r["status"] == "equivalent")
+            elif lay == "2x1":  # mpiaijhybrid with one thread: the explicit mpiaijhybrid variant (listed first)
+                assert all(r["status"] == "equivalent" and r["equivalent_to"] == "mpiaijhybrid" for r in hyb)
+            else:
+                # one rank: task mode falls back to vector; rows and nnz are both measured
+                ok = [r for r in hyb if r["status"] == "ok"]
+                assert sorted(r["partition"] for r in ok) == ["nnz", "rows"]
+                for r in ok:
+                    assert r["nthreads"] == 2
+                    assert r["partition_build_s"] >= 0 and r["imbalance_model"] >= 1.0
+            mpi = seen[(m, lay, "mpiaijhybrid")]
+            if lay == "1x2":
+                # per-thread busy times parsed from -mat_view ::ascii_info_detail (MPI type only)
+                assert mpi["status"] == "ok" and mpi["mat_type"] == "mpiaijhybrid"
+                assert len(mpi["thread_busy_ms"]) == 1 and len(mpi["thread_busy_ms"][0]) == 2
+                assert all(t > 0 for t in mpi["thread_busy_ms"][0]) and mpi["imbalance_measured"] >= 1.0
+            else:
+                assert mpi["status"] == "ok" and mpi["mat_type"] == "mpiaijhybrid"
+        # the same CG iterations for aij and aijhybrid (the same sums in the same order); other
+        # types sum in another order: within a few iterations
+        its = {r["cg_iterations"] for r in res if r["matrix"] == m and r.get("cg_iterations") and "aij" in r["type"] and r["type"] not in ("aijperm",)}
+        assert len(its) == 1, its
+        others = [r["cg_iterations"] for r in res if r["matrix"] == m and r.get("cg_iterations")]
+        assert max(others) - min(others) <= 2 + 0.05 * min(others), others
+    for r in res:
+        if r["variant"] == "aij" and r["status"] == "ok":
+            assert r["ratio_vs_baseline"] == pytest.approx(1.0)
+        if r["layout"] == "1x2" and r["status"] == "ok":
+            assert r["baseline_layout"] == "2x1" and r["ratio_vs_baseline"] > 0
+    for lay, s in rec["stream"].items():
+        assert s["triad_GBps"] > 0, lay
+    assert rec["jobs"][0]["cases"][0]["peak_rss_bytes_sum"] > 0
+    assert "vs aij" in stdout and "%STREAM" in stdout
+
+
+@needs_build
+def test_smoke_plots(smoke):
+    out, rec, _ = smoke
+    assert len(rec["plots"]) == 6  # 2 matrices x (GF/s bars, strong scaling, threads per rank at 2 cores)
+    kinds = sorted(p.rsplit("-", 1)[1] for p in rec["plots"])
+    assert kinds == ["2cores.png"] * 2 + ["gflops.png"] * 2 + ["scaling.png"] * 2
+    for p in rec["plots"]:
+        data = (out / p).read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000, p
+
+
+def test_ratios():
+    model = bench_module("model")
+    mk = lambda v, r, t, s: {"matrix_key": "m:1", "variant": v, "ranks": r, "threads": t, "layout": "%dx%d" % (r, t), "mult_s": s}
+    res = [mk("aij", 1, 1, 10.0), mk("aij", 2, 1, 5.0), mk("hyb", 1, 1, 8.0), mk("hyb", 1, 2, 4.0), mk("hyb", 2, 2, 2.0),
+           dict(mk("hyb2", 2, 1, None), mult_s=None)]
+    model.ratios(res, "aij")
+    got = {(r["variant"], r["layout"]): r["ratio_vs_baseline"] for r in res}
+    assert got[("aij", "1x1")] == 1.0 and got[("aij", "2x1")] == 1.0
+    assert got[("hyb", "1x1")] == pytest.approx(1.25)
+    assert got[("hyb", "1x2")] == pytest.approx(1.25)  # against aij 2x1: same cores
+    assert got[("hyb", "2x2")] is None  # no aij at 4 cores
+    assert got[("hyb2", "2x1")] is None
+    assert res[3]["baseline_layout"] == "2x1"
+    # a threaded baseline (no R x 1 layout): the same layout
+    res = [mk("rows", 1, 2, 6.0), mk("nnz", 1, 2, 4.0)]
+    model.ratios(res, "rows")
+    assert res[1]["ratio_vs_baseline"] == pytest.approx(1.5) and res[1]["baseline_layout"] == "1x2"
+
+
+def test_byte_model():
+    model = bench_module("model")
+    b = model.bytes_per_product(rows=100, cols=100, nnz=500, ranks=2, scalar_bytes=8, int_bytes=4)
+    assert b["total"] == 500 * 12 + 102 * 4 + 100 * 8 + 100 * 8
+    r = model.derive({"mult_s": 1e-3, "nnz": 500, "bytes": b["total"]}, stream_gbps=0.01)
+    assert r["gflops"] == pytest.approx(1e-3)
+    assert r["gbps"] == pytest.approx(b["total"] / 1e-3 / 1e9)
+    assert r["stream_fraction"] == pytest.approx(r["gbps"] / 0.01)
+    assert r["ceiling_gflops"] == pytest.approx(2 * 500 * 0.01 / b["total"])
+
+
+def test_layout_check():
+    L = bench_module("layout")
+    C = bench_module("config")
+    assert L.check_layouts(["1x1", "2x1", "1x2"], 1, 2) == []
+    bad = L.check_layouts(["2x2", "1x1", "3x1", "1x3"], 1, 2)
+    assert [p.split(":")[0] for p in bad] == ["2x2", "3x1", "1x3"]
+    # per node: 8 ranks x 4 threads on 2 nodes of 16 cores fits; 8 x 8 does not
+    assert L.check_layouts(["8x4"], 2, 16) == []
+    assert len(L.check_layouts(["8x8"], 2, 16)) == 1
+    assert len(L.check_layouts(["64x8@16"], 8, 32)) == 1  # more nodes than allocated
+    assert L.check_layouts(["4x8@1", "64x8@16"], 16, 32) == []
+    with pytest.raises(C.ConfigError):
+        C.parse_layout("2by1")
+    with pytest.raises(C.ConfigError):
+        C.parse_layout("0x1")
+    argv, env = L.launch("2x4", "mpiexec", "pe", 1)
+    assert argv[:3] == ["mpiexec", "-n", "2"] and "slot:PE=4" in argv
+    assert env["OMP_NUM_THREADS"] == "4" and env["OMP_PROC_BIND"] == "close" and env["OMP_PLACES"] == "cores"
+    argv, env = L.launch("64x8@16", "srun", "pe", 16)
+    assert "--cpus-per-task=8" in argv and "--ntasks-per-node=4" in argv and argv[argv.index("-N") + 1] == "16"
+
+
+def test_driver_refuses_too_many_cores(tmp_path):
+    p = driver(["--config", "smoke", "--cores", "2", "--layouts", "1x1,2x2", "--out", str(tmp_path)], timeout=120)
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert "refusing" in p.stderr and "2x2" in p.stderr
+    assert not (tmp_path / "smoke.json").exists()
+
+
+def test_config_expansion():
+    C = bench_module("config")
+    for name in ("quick", "full", "smoke", "cluster-fig2", "cluster-fig3"):
+        cfg = C.load(name)
+        vs = C.expand_variants(cfg)
+        assert vs[0]["label"] == cfg["baseline"] == "aij"
+        assert C.matrix_cases(cfg)
+    full = C.expand_variants(C.load("full"))
+    hyb = [v for v in full if v["type"] == "aijhybrid"]
+    assert len(hyb) == 8 and all(v["threaded"] for v in hyb)
+    assert {v["label"] for v in full} >= {"aij", "sell", "aijperm", "hypre", "aijhybrid:task:optimal"}
+
+
+def test_thread_time_parsing():
+    W = bench_module("worker")
+    text = ("[0] rows 100: diagonal imbalance 1 (0 sweeps, built 1 times, last in 1e-06 s); thread row bounds: 0 50 100\n"
+            "[0] 12 products (task mode); busy ms per product by thread (halo exchange + diagonal + off-diagonal): 0.5 0.25 0.3; "
+            "measured imbalance 1.429; halo exchange 0.1 ms against diagonal block 0.2 ms per product: 100% of the exchange hidden\n"
+            "[1] 12 products (vector mode); busy ms per product by thread (halo exchange + diagonal + off-diagonal): 1 2; measured imbalance 1.33\n")
+    got = W.parse_thread_times(text)
+    assert [d["rank"] for d in got] == [0, 1]
+    assert got[0]["busy_ms"] == [0.5, 0.25, 0.3] and got[0]["halo_hidden_pct"] == 100.0 and got[0]["mode"] == "task"
+    assert got[1]["busy_ms"] == [1.0, 2.0] and got[1]["measured_imbalance"] == 1.33 and "halo_ms" not in got[1]
+    assert W.option_pairs("-a 1 -b -c -2 -d x") == [("a", "1"), ("b", None), ("c", "-2"), ("d", "x")]
+
+
+@needs_build
+@pytest.mark.parametrize("ranks,threads", [(1, 1), (1, 2), (2, 1)])
+def test_stream_triad(tmp_path, ranks, threads):
+    run = mpirun.run_worker("bench_stream", ranks, threads, args=[str(tmp_path)], timeout=120)
+    res = run.check()
+    assert res["method"] == "c-openmp" and res["triad_GBps"] > 0 and res["triad_GBps_median"] > 0
+    assert res["threads_per_rank"] == threads and len(res["thread_cpus"]) == threads
+    assert res["numpy"]["method"] == "numpy" and res["numpy"]["triad_GBps"] > 0
+
+
+@needs_build
+def test_replot(smoke, tmp_path):
+    out, rec, _ = smoke
+    p = driver(["--replot", str(out / "smoke.json"), "--out", str(tmp_path)], timeout=120)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "vs aij" in p.stdout
+    assert sorted(os.listdir(tmp_path)) == sorted(rec["plots"])
