@@ -124,6 +124,9 @@ install: lib
 	install -m 644 python/petsc_aijhybrid/*.py $(PYDIR)/
 	install -d $(PYDIR)/bench
 	install -m 644 python/petsc_aijhybrid/bench/*.py $(PYDIR)/bench/
+	install -d $(PYDIR)/bench/data $(PYDIR)/matrices
+	install -m 644 share/bench/*.json share/bench/stream.c $(PYDIR)/bench/data/
+	install -m 644 python/petsc_aijhybrid/matrices/*.py $(PYDIR)/matrices/
 	echo 'LIBRARY = "$(PREFIX)/lib/libpetscaijhybrid.so"' > $(PYDIR)/_install.py
 
 clean:

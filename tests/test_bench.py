@@ -97,13 +97,11 @@ def test_smoke_results(smoke):
                 assert r["rel_diff_vs_reference"] <= 1e-12, r  # every type's product equals aij's
                 assert r["cg_converged"] and r["cg_iterations"] > 0 and r["solve_s"] > 0
             # with one thread the four aijhybrid variants run the same code: measured once
-            hyb = [r for r in res if r["matrix"] == m and r["layout"] == lay and r["type"] == "aijhybrid"]
+            hyb = [r for r in res if r["matrix"] == m and r["layout"] == lay and r["type"] == "aijhybrid" and r["variant"] != "aijhybrid:first_touch"]
             assert len(hyb) == 4
-            if lay == "1x1":  # seqaijhybrid: one measured, three equivalent to it
+            if lay in ("1x1", "2x1"):  # one thread: one measured, three equivalent to it
                 assert [r["status"] for r in hyb].count("ok") == 1
                 assert all(r["equivalent_to"] == "aijhybrid:vector:rows" for r in hyb if r["status"] == "equivalent")
-            elif lay == "2x1":  # mpiaijhybrid with one thread: the explicit mpiaijhybrid variant (listed first)
-                assert all(r["status"] == "equivalent" and r["equivalent_to"] == "mpiaijhybrid" for r in hyb)
             else:
                 # one rank: task mode falls back to vector; rows and nnz are both measured
                 ok = [r for r in hyb if r["status"] == "ok"]
@@ -111,14 +109,11 @@ def test_smoke_results(smoke):
                 for r in ok:
                     assert r["nthreads"] == 2
                     assert r["partition_build_s"] >= 0 and r["imbalance_model"] >= 1.0
-            mpi = seen[(m, lay, "mpiaijhybrid")]
-            if lay == "1x2":
-                # per-thread busy times parsed from -mat_view ::ascii_info_detail (MPI type only)
-                assert mpi["status"] == "ok" and mpi["mat_type"] == "mpiaijhybrid"
-                assert len(mpi["thread_busy_ms"]) == 1 and len(mpi["thread_busy_ms"][0]) == 2
-                assert all(t > 0 for t in mpi["thread_busy_ms"][0]) and mpi["imbalance_measured"] >= 1.0
-            else:
-                assert mpi["status"] == "ok" and mpi["mat_type"] == "mpiaijhybrid"
+                    # measured per-thread times (get_thread_times): one rank, two threads
+                    assert len(r["thread_busy_ms"]) == 1 and len(r["thread_busy_ms"][0]) == 2, r
+                    assert all(t > 0 for t in r["thread_busy_ms"][0]) and r["imbalance_measured"] >= 1.0
+            ft = seen[(m, lay, "aijhybrid:first_touch")]
+            assert ft["status"] == "ok" and ft["rel_diff_vs_reference"] <= 1e-12, ft
         # the same CG iterations for aij and aijhybrid (the same sums in the same order); other
         # types sum in another order: within a few iterations
         its = {r["cg_iterations"] for r in res if r["matrix"] == m and r.get("cg_iterations") and "aij" in r["type"] and r["type"] not in ("aijperm",)}
@@ -215,20 +210,12 @@ def test_config_expansion():
         assert C.matrix_cases(cfg)
     full = C.expand_variants(C.load("full"))
     hyb = [v for v in full if v["type"] == "aijhybrid"]
-    assert len(hyb) == 8 and all(v["threaded"] for v in hyb)
+    assert len(hyb) == 9 and all(v["threaded"] for v in hyb)  # 2 modes x 4 partitions, first touch
     assert {v["label"] for v in full} >= {"aij", "sell", "aijperm", "hypre", "aijhybrid:task:optimal"}
 
 
-def test_thread_time_parsing():
+def test_option_pairs():
     W = bench_module("worker")
-    text = ("[0] rows 100: diagonal imbalance 1 (0 sweeps, built 1 times, last in 1e-06 s); thread row bounds: 0 50 100\n"
-            "[0] 12 products (task mode); busy ms per product by thread (halo exchange + diagonal + off-diagonal): 0.5 0.25 0.3; "
-            "measured imbalance 1.429; halo exchange 0.1 ms against diagonal block 0.2 ms per product: 100% of the exchange hidden\n"
-            "[1] 12 products (vector mode); busy ms per product by thread (halo exchange + diagonal + off-diagonal): 1 2; measured imbalance 1.33\n")
-    got = W.parse_thread_times(text)
-    assert [d["rank"] for d in got] == [0, 1]
-    assert got[0]["busy_ms"] == [0.5, 0.25, 0.3] and got[0]["halo_hidden_pct"] == 100.0 and got[0]["mode"] == "task"
-    assert got[1]["busy_ms"] == [1.0, 2.0] and got[1]["measured_imbalance"] == 1.33 and "halo_ms" not in got[1]
     assert W.option_pairs("-a 1 -b -c -2 -d x") == [("a", "1"), ("b", None), ("c", "-2"), ("d", "x")]
 
 

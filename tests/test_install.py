@@ -43,3 +43,12 @@ def test_make_install(tmp_path):
     py = subprocess.run(["/usr/bin/python3", "-c", code], capture_output=True, text=True, env=env, cwd=str(tmp_path), timeout=120)
     assert py.returncode == 0, py.stdout + py.stderr
     assert py.stdout.split() == [os.path.join(prefix, "lib/libpetscaijhybrid.so"), "seqaijhybrid"], py.stdout
+
+    # the installed generators and benchmark driver, with their configs and STREAM kernel
+    code = ("from petsc_aijhybrid import matrices; from petsc_aijhybrid.bench import config, stream\n"
+            "A = matrices.create('poisson7', 1000); cfg = config.load('quick')\n"
+            "print(A.getSize()[0], cfg['name'], config.CONFIG_DIR, stream.SOURCE.is_file())")
+    py = subprocess.run(["/usr/bin/python3", "-c", code], capture_output=True, text=True, env=env, cwd=str(tmp_path), timeout=120)
+    assert py.returncode == 0, py.stdout + py.stderr
+    out = py.stdout.split()
+    assert out[0] == "1000" and out[1] == "quick" and out[2].startswith(prefix) and out[3] == "True", py.stdout

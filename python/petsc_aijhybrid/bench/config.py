@@ -13,7 +13,8 @@ from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 TOP = PACKAGE_DIR.parents[2]  # source tree: python/petsc_aijhybrid/bench -> top
-CONFIG_DIR = TOP / "share" / "bench"
+# the source tree's share/bench, or, for an installed package, the copy make install puts beside it
+CONFIG_DIR = TOP / "share" / "bench" if (TOP / "share" / "bench").is_dir() else PACKAGE_DIR / "data"
 
 DEFAULTS = {
     "name": None,  # defaults to the file's stem
@@ -38,7 +39,7 @@ DEFAULTS = {
     # lists to restrict it to (null: all; a listed variant measured as equivalent to another is solved
     # through that one); "max_rows": skip larger matrices
     "solve": {"enabled": True, "ksp": "cg", "pc": "jacobi", "rtol": 1e-8, "max_it": 20000, "matrices": None, "variants": None, "max_rows": None},
-    "thread_times": True,  # parse per-thread busy times from -mat_view ::ascii_info_detail
+    "thread_times": True,  # record the measured per-thread times (petsc_aijhybrid.get_thread_times)
     "dedupe": True,  # skip aijhybrid variants that run the same code as an earlier one in this layout
     # "convert": generate aij once; aijhybrid = a copy converted in place, other types assembled from its CSR
     # with their type set first ("csr"); "direct": generate every variant with its type (per variant too)

@@ -14,9 +14,9 @@ import os
 import shutil
 import subprocess
 
-from .config import TOP
+from .config import CONFIG_DIR
 
-SOURCE = TOP / "share" / "bench" / "stream.c"
+SOURCE = CONFIG_DIR / "stream.c"
 BYTES_PER_ELEMENT = 24
 
 

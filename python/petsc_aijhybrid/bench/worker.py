@@ -8,9 +8,9 @@ it with its type, set its options under its own prefix, warm up, then time the p
 alternating rounds (each round visits every variant, the order rotating from round to round):
 MPI barrier, MPI_Wtime, K products, barrier, MPI_Wtime; K is chosen from the warm-up so that a
 batch lasts about timing.batch_seconds. The median over all batches is the product time. Then, for
-aijhybrid variants, the partition info (petsc_aijhybrid.get_partition_info), the per-thread busy
-times (parsed from -mat_view ::ascii_info_detail: the plugin has no API for them) and, where the
-plugin offers it, get_exchange_stats(); then one CG + Jacobi solve per variant.
+aijhybrid variants, the partition info (petsc_aijhybrid.get_partition_info), the measured per-thread
+times of the products (get_thread_times: exchange, diagonal and off-diagonal block per thread) and,
+where the plugin offers it, get_exchange_stats(); then one CG + Jacobi solve per variant.
 """
 
 import argparse
@@ -18,12 +18,10 @@ import importlib
 import json
 import math
 import os
-import re
 import resource
 import shlex
 import socket
 import sys
-import tempfile
 import time
 import traceback
 
@@ -31,13 +29,6 @@ PETSc = None
 MPI = None
 comm = None
 ph = None
-
-DETAIL_RE = re.compile(
-    r"\[(\d+)\] (\d+) products \((\w+) mode\); busy ms per product by thread \([^)]*\):((?:\s+[-+0-9.eE]+|\s+nan|\s+inf)+); "
-    r"measured imbalance ([-+0-9.eEnaif]+)"
-    r"(?:; halo exchange ([-+0-9.eE]+) ms against diagonal block ([-+0-9.eE]+) ms per product: (\d+)% of the exchange hidden)?"
-)
-
 
 def is_hybrid(mat_type):
     """aijhybrid, seqaijhybrid, mpiaijhybrid."""
@@ -67,43 +58,29 @@ def wtime_barrier():
     return MPI.Wtime()
 
 
-def parse_thread_times(text):
-    """Per-rank dicts from the ::ascii_info_detail lines of an aijhybrid matrix."""
-    out = []
-    for m in DETAIL_RE.finditer(text):
-        d = {
-            "rank": int(m.group(1)),
-            "products": int(m.group(2)),
-            "mode": m.group(3),
-            "busy_ms": [float(v) for v in m.group(4).split()],
-            "measured_imbalance": float(m.group(5)),
-        }
-        if m.group(6):
-            d["halo_ms"] = float(m.group(6))
-            d["diag_ms"] = float(m.group(7))
-            d["halo_hidden_pct"] = float(m.group(8))
-        out.append(d)
-    return out
-
-
-def thread_times(A, tmpdir):
-    """View A with ::ascii_info_detail into a file (rank 0 writes it) and parse the busy times."""
-    path = None
-    if comm.Get_rank() == 0:
-        fd, path = tempfile.mkstemp(prefix="aijh-view-", suffix=".txt", dir=tmpdir)
-        os.close(fd)
-    path = comm.bcast(path, root=0)
-    v = PETSc.Viewer().createASCII(path, mode=PETSc.Viewer.Mode.WRITE, comm=A.getComm())
-    v.pushFormat(PETSc.Viewer.Format.ASCII_INFO_DETAIL)
-    A.view(v)
-    v.popFormat()
-    v.destroy()
-    res = None
-    if comm.Get_rank() == 0:
-        with open(path) as f:
-            res = parse_thread_times(f.read())
-        os.unlink(path)
-    return comm.bcast(res, root=0)
+def thread_times(A):
+    """Per-rank dicts of the measured per-thread times of A's forward products
+    (petsc_aijhybrid.get_thread_times), gathered to every rank."""
+    t = ph.get_thread_times(A)
+    ms = lambda v: [1e3 * x for x in v]  # noqa: E731
+    busy = [c + d + o for c, d, o in zip(t["comm"], t["diag"], t["offd"])]
+    d = {
+        "rank": comm.Get_rank(),
+        "products": t["products"],
+        "mode": ph.get_mode(A),
+        "busy_ms": ms(busy),
+        "comm_ms": ms(t["comm"]),
+        "diag_ms": ms(t["diag"]),
+        "offd_ms": ms(t["offd"]),
+        "measured_imbalance": (max(busy) / (sum(busy) / len(busy))) if busy and sum(busy) > 0 else 1.0,
+    }
+    if d["mode"] == "task" and len(busy) > 1 and t["comm"][0] > 0:
+        others = max(t["diag"][1:])
+        d["halo_ms"] = 1e3 * t["comm"][0]
+        d["diag_ms_others"] = 1e3 * others
+        d["halo_hidden_pct"] = 100.0 * min(t["comm"][0], others) / t["comm"][0]
+        d["task_share"] = ph.get_task_share(A)[1]
+    return comm.allgather(d)
 
 
 def option_pairs(options):
@@ -388,7 +365,7 @@ def solve(v, b, cfg):
     return out
 
 
-def run_case(spec, case, matrices, tmpdir, stream_lib):
+def run_case(spec, case, matrices, stream_lib):
     T = spec["threads"]
     rec = {"matrix": case["name"], "label": case["label"], "rows_requested": case["rows"], "params": case["params"], "path": case.get("path")}
     try:
@@ -474,12 +451,9 @@ def run_case(spec, case, matrices, tmpdir, stream_lib):
         if is_hybrid(v.spec["type"]):
             v.rec["partition_info"] = gather_partition(v)
             if spec["thread_times"]:
-                tt = thread_times(v.A, tmpdir)
+                tt = thread_times(v.A)
                 v.rec["thread_times"] = tt
-                if tt:
-                    v.rec["measured_imbalance_max"] = max(d["measured_imbalance"] for d in tt)
-                else:  # the plugin keeps per-thread times for mpiaijhybrid products only
-                    v.rec["thread_times_note"] = "none in -mat_view ::ascii_info_detail of %s" % v.rec["mat_type"]
+                v.rec["measured_imbalance_max"] = max(d["measured_imbalance"] for d in tt)
             if hasattr(ph, "get_exchange_stats"):
                 st = comm.gather(ph.get_exchange_stats(v.A), root=0)
                 v.rec["exchange_stats"] = st
@@ -554,10 +528,9 @@ def main(argv=None):
     log("STREAM triad (%.0f MB per array per node)" % arr)
     out["stream"] = {"start": stream.measure(comm, args.stream_lib, T, arr * (1 << 20), st.get("repeats", 10))}
     log("STREAM triad %.1f GB/s" % out["stream"]["start"]["triad_GBps"])
-    tmpdir = os.path.dirname(os.path.abspath(args.out))
     out["cases"] = []
     for case in spec["cases"]:
-        out["cases"].append(run_case(spec, case, matrices, tmpdir, args.stream_lib))
+        out["cases"].append(run_case(spec, case, matrices, args.stream_lib))
     out["stream"]["end"] = stream.measure(comm, args.stream_lib, T, arr * (1 << 20), st.get("repeats", 10))
     out["stream"]["triad_GBps"] = max(out["stream"]["start"]["triad_GBps"], out["stream"]["end"]["triad_GBps"])
     out["elapsed_s"] = MPI.Wtime() - t_start
