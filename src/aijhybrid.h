@@ -131,6 +131,14 @@ PETSC_INTERN PetscErrorCode MatAIJHybridRowPartReset(AIJHybridRowPart *);
 PETSC_INTERN PetscErrorCode MatAIJHybridTransposeUpdate(AIJHybridTranspose *, Mat, Mat, const AIJHybridPartParams *);
 PETSC_INTERN PetscErrorCode MatAIJHybridTransposeReset(AIJHybridTranspose *);
 
+/* cores and ranks of this node (src/mat/resources.c) */
+PETSC_INTERN PetscInt       MatAIJHybridNodeCores(void);
+PETSC_INTERN PetscInt       MatAIJHybridRanksOnNode(void);
+PETSC_INTERN PetscErrorCode MatAIJHybridCountRanksOnNode(MPI_Comm);
+PETSC_INTERN PetscErrorCode MatAIJHybridCheckOversubscription(Mat, PetscInt);
+PETSC_INTERN PetscErrorCode MatAIJHybridResourcesFinalize(void);
+PETSC_INTERN PetscErrorCode MatAIJHybridCheckOptionValues(Mat);
+
 /* type constructors and converters */
 PETSC_INTERN PetscErrorCode MatCreate_SeqAIJHybrid(Mat);
 PETSC_INTERN PetscErrorCode MatCreate_MPIAIJHybrid(Mat);

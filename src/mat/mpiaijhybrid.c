@@ -41,7 +41,9 @@ static PetscErrorCode MatAIJHybridMPISetUp(Mat A)
     PetscCall(PetscFree2(ctx->ghost, ctx->ghost_t));
     PetscCall(PetscMalloc2(nghost, &ctx->ghost, nghost, &ctx->ghost_t));
   }
+  PetscCall(MatAIJHybridCountRanksOnNode(PetscObjectComm((PetscObject)A)));
   PetscCall(MatAIJHybridContextCurrentParams(ctx, &params));
+  PetscCall(MatAIJHybridCheckOversubscription(A, params.nthreads));
   PetscCall(MatAIJHybridRowPartUpdate(&ctx->diag, A, Ad, PETSC_FALSE, &params));
   PetscCall(MatAIJHybridRowPartUpdate(&ctx->offd, A, Ao, PETSC_TRUE, &params));
   if (MatAIJHybridEffectiveMode(ctx, params.nthreads) == MAT_AIJHYBRID_MODE_TASK) {
@@ -62,6 +64,7 @@ static PetscErrorCode MatAIJHybridMPIPrepare(Mat A, Mat *Ad, Mat *Ao, MatAIJHybr
   PetscCall(MatMPIAIJGetSeqAIJ(A, Ad, Ao, NULL));
   PetscCheck(ctx->halo.sf && *Ao == ctx->halo_block && (*Ao)->cmap->n == ctx->halo.nghost, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The off-diagonal block of this %s matrix changed without MatAssemblyEnd(); call MatAssemblyBegin/End() after changing the matrix", MATMPIAIJHYBRID);
   PetscCall(MatAIJHybridContextCurrentParams(ctx, &params));
+  PetscCall(MatAIJHybridCheckOversubscription(A, params.nthreads));
   PetscCall(MatAIJHybridRowPartUpdate(&ctx->diag, A, *Ad, PETSC_FALSE, &params));
   PetscCall(MatAIJHybridRowPartUpdate(&ctx->offd, A, *Ao, PETSC_TRUE, &params));
   *mode = MatAIJHybridEffectiveMode(ctx, params.nthreads);

@@ -14,6 +14,7 @@ PetscErrorCode MatAIJHybridSetFromOptions_Private(Mat A, AIJHybridOptionItems Pe
   PetscBool set;
 
   PetscFunctionBegin;
+  PetscCall(MatAIJHybridCheckOptionValues(A)); /* src/mat/optcheck.c: values that are no number, named with the option */
   PetscOptionsHeadBegin(PetscOptionsObject, "AIJHybrid options (hybrid MPI/OpenMP products)");
   PetscCall(PetscOptionsInt("-mat_aijhybrid_num_threads", "OpenMP threads per MPI rank for products (default: what OpenMP gives the process)", "MatAIJHybridSetNumThreads", nthreads, &nthreads, &set));
   if (set) PetscCall(MatAIJHybridSetNumThreads(A, nthreads));

@@ -11,6 +11,7 @@ static PetscErrorCode MatAIJHybridSeqPrepare(Mat A, Mat_AIJHybrid **ctx, const P
   PetscFunctionBegin;
   PetscCall(MatAIJHybridGetContext(A, ctx));
   PetscCall(MatAIJHybridContextCurrentParams(*ctx, &params));
+  PetscCall(MatAIJHybridCheckOversubscription(A, params.nthreads));
   PetscCall(MatAIJHybridRowPartUpdate(&(*ctx)->diag, A, A, PETSC_FALSE, &params));
   PetscCall(MatSeqAIJGetCSRAndMemType(A, ai, aj, aa, NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -111,7 +112,9 @@ static PetscErrorCode MatAIJHybridSeqSetUp(Mat A)
 
   PetscFunctionBegin;
   PetscCall(MatAIJHybridGetContext(A, &ctx));
+  PetscCall(MatAIJHybridCountRanksOnNode(PetscObjectComm((PetscObject)A)));
   PetscCall(MatAIJHybridContextCurrentParams(ctx, &params));
+  PetscCall(MatAIJHybridCheckOversubscription(A, params.nthreads));
   PetscCall(MatAIJHybridRowPartUpdate(&ctx->diag, A, A, PETSC_FALSE, &params));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

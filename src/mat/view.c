@@ -39,6 +39,13 @@ PetscErrorCode MatAIJHybridView_Private(Mat A, PetscViewer viewer, Mat_AIJHybrid
   imb[1] = ctx->offd.bounds ? ctx->offd.imbalance : 1.0;
   PetscCallMPI(MPI_Allreduce(imb, gimb, 2, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)A)));
   PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: %" PetscInt_FMT " OpenMP threads per rank, mode %s, partition %s (row cost %g), MPI thread level %s\n", ctx->params.nthreads, MatAIJHybridModes[MatAIJHybridEffectiveMode(ctx, ctx->params.nthreads)], MatAIJHybridPartitionTypes[ctx->params.type], (double)ctx->params.row_cost, level));
+  {
+    /* threads x ranks on a node above its cores (src/mat/resources.c): worst figures over the ranks */
+    PetscInt loc[3] = {ctx->params.nthreads, MatAIJHybridRanksOnNode(), -MatAIJHybridNodeCores()}, glob[3];
+
+    PetscCallMPI(MPI_Allreduce(loc, glob, 3, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
+    if (glob[0] * glob[1] > -glob[2]) PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: warning: %" PetscInt_FMT " threads x %" PetscInt_FMT " ranks on a node = %" PetscInt_FMT " > %" PetscInt_FMT " cores (oversubscribed)\n", glob[0], glob[1], glob[0] * glob[1], -glob[2]));
+  }
   if (size > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: load imbalance (max/mean cost per thread, worst rank): diagonal block %.4g, off-diagonal block %.4g\n", (double)gimb[0], (double)gimb[1]));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: load imbalance (max/mean cost per thread): %.4g\n", (double)gimb[0]));
   if (format == PETSC_VIEWER_ASCII_INFO_DETAIL) {
