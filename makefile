@@ -128,17 +128,19 @@ SANITIZE_ASAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -f
 SANITIZE_TSAN := -fsanitize=thread -fno-omit-frame-pointer
 FUZZ_EXAMPLES ?= 400
 FUZZ_RANKS    ?= 1 2 4
-.PHONY: asan tsan test-asan test-valgrind test-races test-sanitizers fuzz
+.PHONY: setup-hardening asan tsan test-asan test-valgrind test-races test-sanitizers fuzz
 asan: check-petsc
 	@$(MAKE) --no-print-directory -C $(TOP) all BUILD=$(TOP)/build/asan PCC="$(PCC) $(SANITIZE_ASAN)" CFLAGS="-O1 -g"
 tsan: check-petsc
 	@$(MAKE) --no-print-directory -C $(TOP) all BUILD=$(TOP)/build/tsan PCC="OMPI_CC=clang $(PCC) $(SANITIZE_TSAN)" CFLAGS="-O1 -g"
-test-asan: setup asan
+setup-hardening:
+	@bash $(TOP)/share/setup.sh hardening
+test-asan: setup-hardening asan
 	$(PYTHON) $(TOP)/share/sanitizers/run.py asan --build $(TOP)/build/asan
-test-valgrind: setup
+test-valgrind: setup-hardening
 	@$(MAKE) --no-print-directory -C $(TOP) all
 	$(PYTHON) $(TOP)/share/sanitizers/run.py valgrind --build $(BUILD)
-test-races: setup tsan
+test-races: setup-hardening tsan
 	$(PYTHON) $(TOP)/share/sanitizers/run.py races --build $(TOP)/build/tsan
 test-sanitizers: test-asan test-valgrind test-races
 fuzz: setup

@@ -47,6 +47,7 @@ def configure(A, cfg, prefix_opts=None):
     # database with this matrix's prefix, so the worker needs only the option names
     extra = {k: v for k, v in cfg.items() if k.startswith("opt_")}
     if extra:
+        A.setOptionsPrefix("fz_")
         opts = PETSc.Options()
         for k, v in extra.items():
             opts["fz_mat_aijhybrid_" + k[4:]] = str(v)
