@@ -134,3 +134,32 @@ clean:
 
 help:
 	@sed -n '1,9p' makefile
+
+# ---- hardening (share/sanitizers/README.md): sanitizers, memory checker, race detector, fuzzing
+#   make test-asan        plugin, examples and C tests built with -fsanitize=address,undefined (build/asan), run at 1 and 2 ranks x 2 threads
+#   make test-valgrind    memcheck on the examples and the C stress test at 1 and 2 ranks x 2 threads; PETSc -malloc_debug -malloc_dump
+#   make test-races       clang + ThreadSanitizer + libomp/archer build (build/tsan): the threaded products, task mode at 2 ranks
+#   make test-sanitizers  all three
+#   make fuzz             long property-based run (FUZZ_EXAMPLES=N, FUZZ_RANKS="1 2 4"); a quick fixed-seed run is in make test
+SANITIZE_ASAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+SANITIZE_TSAN := -fsanitize=thread -fno-omit-frame-pointer
+FUZZ_EXAMPLES ?= 400
+FUZZ_RANKS    ?= 1 2 4
+.PHONY: setup-hardening asan tsan test-asan test-valgrind test-races test-sanitizers fuzz
+asan: check-petsc
+	@$(MAKE) --no-print-directory -C $(TOP) all BUILD=$(TOP)/build/asan PCC="$(PCC) $(SANITIZE_ASAN)" CFLAGS="-O1 -g"
+tsan: check-petsc
+	@$(MAKE) --no-print-directory -C $(TOP) all BUILD=$(TOP)/build/tsan PCC="OMPI_CC=clang $(PCC) $(SANITIZE_TSAN)" CFLAGS="-O1 -g"
+setup-hardening:
+	@bash $(TOP)/share/setup.sh hardening
+test-asan: setup-hardening asan
+	$(PYTHON) $(TOP)/share/sanitizers/run.py asan --build $(TOP)/build/asan
+test-valgrind: setup-hardening
+	@$(MAKE) --no-print-directory -C $(TOP) all
+	$(PYTHON) $(TOP)/share/sanitizers/run.py valgrind --build $(BUILD)
+test-races: setup-hardening tsan
+	$(PYTHON) $(TOP)/share/sanitizers/run.py races --build $(TOP)/build/tsan
+test-sanitizers: test-asan test-valgrind test-races
+fuzz: setup
+	@$(MAKE) --no-print-directory -C $(TOP) all
+	cd $(TOP) && AIJHYBRID_BUILD=$(BUILD) $(PYTHON) tests/fuzz_driver.py --examples $(FUZZ_EXAMPLES) --ranks $(FUZZ_RANKS) $(FUZZ_ARGS)

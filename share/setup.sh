@@ -8,6 +8,9 @@
 #   python3-petsc4py python3-mpi4py python3-numpy python3-scipy python3-pytest python3-matplotlib
 #                              the petsc4py layer and the test suite, for /usr/bin/python3
 #   openmpi-bin libopenmpi-dev make gcc pkg-config
+#   python3-hypothesis         the property-based fuzzing (tests/test_fuzz.py, make fuzz)
+# With the argument "hardening" (make test-asan, test-valgrind, test-races) also:
+#   valgrind clang libomp-dev  memcheck; clang with ThreadSanitizer and LLVM's OpenMP runtime with archer
 #
 # Instead, where apt or root is not available, or you have your own PETSc:
 #   build PETSc >= 3.18 with OpenMPI or MPICH and petsc4py (e.g. `pip install petsc petsc4py`, or
@@ -18,7 +21,8 @@
 set -euo pipefail
 
 PKGS=(petsc-dev libpetsc3.18-dev-examples python3-petsc4py python3-mpi4py python3-numpy python3-scipy python3-matplotlib
-      python3-pytest openmpi-bin libopenmpi-dev make gcc pkg-config)
+      python3-pytest openmpi-bin libopenmpi-dev make gcc pkg-config python3-hypothesis)
+if [ "${1:-}" = "hardening" ]; then PKGS+=(valgrind clang libomp-dev); fi
 
 if [ -n "${PETSC_DIR:-}" ] && [ "${PETSC_DIR}" != "/usr/lib/petsc" ]; then
   if [ -f "${PETSC_DIR}/${PETSC_ARCH:-}/lib/petsc/conf/variables" ]; then

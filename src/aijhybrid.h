@@ -176,6 +176,14 @@ PETSC_INTERN PetscErrorCode MatCreateVecs_AIJHybrid(Mat, Vec *, Vec *);
 PETSC_INTERN PetscErrorCode MatAIJHybridNodeAwareUpdate(Mat, Mat_AIJHybrid *, PetscBool);
 PETSC_INTERN PetscErrorCode MatAIJHybridViewNodeAware_Private(Mat, PetscViewer, Mat_AIJHybrid *, PetscViewerFormat);
 
+/* cores and ranks of this node (src/mat/resources.c) */
+PETSC_INTERN PetscInt       MatAIJHybridNodeCores(void);
+PETSC_INTERN PetscInt       MatAIJHybridRanksOnNode(void);
+PETSC_INTERN PetscErrorCode MatAIJHybridCountRanksOnNode(MPI_Comm);
+PETSC_INTERN PetscErrorCode MatAIJHybridCheckOversubscription(Mat, PetscInt);
+PETSC_INTERN PetscErrorCode MatAIJHybridResourcesFinalize(void);
+PETSC_INTERN PetscErrorCode MatAIJHybridCheckOptionValues(Mat);
+
 /* type constructors and converters */
 PETSC_INTERN PetscErrorCode MatCreate_SeqAIJHybrid(Mat);
 PETSC_INTERN PetscErrorCode MatCreate_MPIAIJHybrid(Mat);

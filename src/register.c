@@ -20,6 +20,7 @@ PetscErrorCode MatAIJHybridFinalizePackage(void)
 {
   PetscFunctionBegin;
   MatAIJHybridPackageInitialized = PETSC_FALSE;
+  PetscCall(MatAIJHybridResourcesFinalize());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -3,8 +3,13 @@ the matrix unchanged: invalid thread counts (0, -3, 5000; -1/-2/None mean "OpenM
 row cost, diffusion parameters, partition names (Python ValueError, C enum), options with invalid
 values (the message names the option and, for the partition, the valid values), products of an
 unassembled matrix, vectors of the wrong global size, and of the wrong local size on some ranks only.
-Also: an application that initialized MPI below MPI_THREAD_FUNNELED (build/tests/thread_single).
+Also: an application that initialized MPI below MPI_THREAD_FUNNELED (build/tests/thread_single);
+a product that fails on some ranks only ends the run (C, with and without -on_error_abort; petsc4py
+with an abort hook); the default thread count with OMP_NUM_THREADS unset; the oversubscription
+warning. Every option with every kind of bad value, and the C Set functions: workers/badinput.py.
 """
+
+import os
 
 import pytest
 
@@ -13,7 +18,7 @@ from conftest import cached_worker
 
 pytestmark = pytest.mark.mpi
 
-CHECKS = ["num_threads", "other_setters", "unassembled", "wrong_global_size", "wrong_local_size"]
+CHECKS = ["option_values", "c_setters", "num_threads", "other_setters", "unassembled", "wrong_global_size", "wrong_local_size"]
 
 
 @pytest.mark.parametrize("check", CHECKS)
@@ -30,6 +35,8 @@ def test_bad_call(ranks, check):
         ("-mat_aijhybrid_partition", "bogus", ["bogus", "rows", "nnz", "diffusion", "optimal"]),
         ("-mat_aijhybrid_row_cost", "-1", [">= 0"]),
         ("-mat_aijhybrid_diffusion_tol", "-1", [">= 0"]),
+        ("-mat_aijhybrid_num_threads", "abc", ["'abc'", "integer from 1 to 4096"]),
+        ("-mat_aijhybrid_mode", "bogus", ["bogus", "auto vector task"]),
     ],
 )
 @pytest.mark.parametrize("ranks", (1, 2))
@@ -50,9 +57,89 @@ THREAD_SINGLE = mpirun.ROOT / "build" / "tests" / "thread_single"
 @pytest.mark.skipif(not THREAD_SINGLE.exists(), reason="build/tests/thread_single not built (tests/unit/thread_single.c missing or `make unit` not run)")
 @pytest.mark.parametrize("ranks", (1, 2))
 def test_mpi_thread_single(ranks):
-    run = mpirun.run([THREAD_SINGLE], ranks, 2, timeout=120)
+    run = mpirun.run([THREAD_SINGLE, "-mat_view", "::ascii_info"], ranks, 2, timeout=120)
     assert run.rc == 0, run.describe()
+    # documented: task mode asked for, vector mode run; the level in the view
+    assert "products run in vector mode" in run.output, run.describe()
+    assert "mode vector" in run.output and "MPI thread level MPI_THREAD_SINGLE" in run.output, run.describe()
     low = run.output.lower()
     assert "fail" not in low and "error" not in low and "mismatch" not in low and "differ" not in low, run.describe()
     assert "thread_single" in low or "mpi_thread_single" in low, run.describe()
     assert "products match aij" in low or "ok" in low or "success" in low, run.describe()
+
+
+# ------------------------------------------------------------------------------------------------
+# a product that fails on some ranks only: the run ends with the error, it does not hang
+
+RANK_ERROR = mpirun.ROOT / "build" / "tests" / "rank_error"
+
+
+@pytest.mark.skipif(not RANK_ERROR.exists(), reason="build/tests/rank_error not built (make unit)")
+@pytest.mark.parametrize("abort", (False, True), ids=("plain", "on_error_abort"))
+@pytest.mark.parametrize("mode", ("task", "vector"))
+def test_error_on_some_ranks_ends_the_run(mode, abort):
+    """C application, 3 ranks x 2 threads: ranks 0 and 1 fail MatMult's size check while rank 2 is in
+    the product; PETSc's message, then the job ends (mpiexec ends it when the failing processes exit,
+    or PETSc calls MPI_Abort with -on_error_abort)."""
+    args = [RANK_ERROR, "-mat_aijhybrid_mode", mode, "-mat_aijhybrid_num_threads", "2"] + (["-on_error_abort"] if abort else [])
+    run = mpirun.run(args, ranks=3, threads=2, timeout=90)
+    assert not run.timed_out, "the run hung\n" + run.describe()
+    assert run.rc != 0, run.describe()
+    assert "local dim" in run.output, run.describe()
+    assert ("Nonconforming object sizes" in run.output) or abort, run.describe()
+    assert "all ranks passed" not in run.output, run.describe()
+
+
+@pytest.mark.skipif(not RANK_ERROR.exists(), reason="build/tests/rank_error not built (make unit)")
+def test_error_control_run_passes():
+    """the same program with right sizes everywhere passes (the failure above is the sizes')"""
+    run = mpirun.run([RANK_ERROR, "-wrong_ranks", "0", "-mat_aijhybrid_mode", "task", "-mat_aijhybrid_num_threads", "2"], ranks=3, threads=2, timeout=90)
+    assert run.rc == 0 and "all ranks passed the product" in run.output, run.describe()
+
+
+def test_error_on_some_ranks_python_with_abort_hook():
+    """petsc4py with an exception hook that calls MPI_Abort: the run ends with the error"""
+    run = mpirun.run_worker("rank_error", 3, 2, args=("-mat_aijhybrid_num_threads", "2", "-mat_aijhybrid_mode", "task"), timeout=90)
+    assert not run.timed_out, "the run hung\n" + run.describe()
+    assert run.rc != 0 and run.result is None, run.describe()
+    assert "error code 60" in run.output or "Nonconforming" in run.output, run.describe()
+
+
+# ------------------------------------------------------------------------------------------------
+# default thread count with OMP_NUM_THREADS unset, and the oversubscription warning
+
+
+def _cores():
+    return os.sysconf("SC_NPROCESSORS_ONLN")
+
+
+@pytest.mark.parametrize("ranks", (1, 2, 4))
+def test_default_threads_without_omp_num_threads(ranks):
+    """OMP_NUM_THREADS unset (libgomp would give every rank all CPUs): cores of the node / ranks on it, at least 1"""
+    res = mpirun.run_worker("script", ranks, 1, args=("settype",), timeout=90, env={"OMP_NUM_THREADS": None}).check()
+    avail = len(os.sched_getaffinity(0))  # --bind-to none: the ranks may run on what this process may
+    assert res["threads"] == max(1, min(avail, _cores() // ranks)), (res, avail, _cores())
+
+
+def test_default_threads_follow_omp_num_threads():
+    res = mpirun.run_worker("script", 2, 3, args=("settype",), timeout=90).check()
+    assert res["threads"] == 3, res
+
+
+def test_oversubscription_warning():
+    """threads x ranks above the cores: one PetscInfo warning per process with the numbers, and a
+    line in -mat_view ::ascii_info"""
+    c = _cores()
+    run = mpirun.run_worker("script", 2, 1, args=("view", "-mat_aijhybrid_num_threads", str(c), "-mat_view", "::ascii_info", "-info"), timeout=90)
+    run.check()
+    info = [l for l in run.out.splitlines() if "aijhybrid warning" in l]
+    expect = "%d threads x 2 ranks on this node = %d > %d cores" % (c, 2 * c, c)
+    assert info and all(expect in l for l in info), (expect, info, run.describe())
+    assert len(info) <= 2, "more than one warning per process:\n" + "\n".join(info)
+    assert "AIJHybrid: warning: %d threads x 2 ranks on a node = %d > %d cores (oversubscribed)" % (c, 2 * c, c) in run.out, run.describe()
+
+
+def test_no_oversubscription_warning_within_the_cores():
+    run = mpirun.run_worker("script", 1, 1, args=("view", "-mat_aijhybrid_num_threads", "1", "-mat_view", "::ascii_info", "-info"), timeout=90)
+    run.check()
+    assert "aijhybrid warning" not in run.out and "oversubscribed" not in run.out, run.describe()

@@ -1,4 +1,5 @@
-"""C-level tests: the pure partitioners (tests/unit/test_partition.c, one process) and the
+"""C-level tests: the pure partitioners (tests/unit/test_partition.c, one process), the product stress
+test (tests/unit/products_stress.c) and the
 assembly paths of a C application (tests/unit/assembly_paths.c: MatSetUp without preallocation,
 off-process ADD_VALUES), at 1 and 3 ranks with 2 threads, under -malloc_debug -malloc_dump."""
 import os
@@ -42,5 +43,20 @@ def test_retype_after_setup(ranks):
     run = mpirun.run([exe, "-mat_type", "aijhybrid", "-malloc_debug", "-malloc_dump"], ranks=ranks, threads=2)
     assert run.rc == 0, run.describe()
     assert "aijhybrid set up before its type was chosen: MatMult matches aij" in run.output, run.describe()
+    leaks = [l for l in run.output.splitlines() if re.match(r"\s*\[\s*\d+\]\s*\d+ bytes", l)]
+    assert not leaks, "unfreed memory:\n" + "\n".join(leaks)
+
+
+@pytest.mark.parametrize("ranks", (1, 2, 3))
+def test_products_stress(ranks):
+    """tests/unit/products_stress.c (the program the sanitizer runs use): every product against aij and
+    bitwise across modes, partitions and 1-3 threads, with a rank owning nothing at 2 and 3 ranks,
+    reassembly with new off-process nonzeros, MatZeroRows, MatDuplicate; no leak under -malloc_dump"""
+    exe = os.path.join(BUILD, "tests", "products_stress")
+    assert os.path.exists(exe), "build the unit tests first: make unit"
+    run = mpirun.run([exe, "-malloc_debug", "-malloc_dump"], ranks=ranks, threads=2)
+    assert run.rc == 0, run.describe()
+    m = re.search(r"products_stress: (\d+) checks passed", run.output)
+    assert m and int(m.group(1)) > 1000, run.describe()
     leaks = [l for l in run.output.splitlines() if re.match(r"\s*\[\s*\d+\]\s*\d+ bytes", l)]
     assert not leaks, "unfreed memory:\n" + "\n".join(leaks)

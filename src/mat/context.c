@@ -8,11 +8,6 @@
 #define AIJHYBRID_DEFAULT_DIFFUSION_TOL 0.01
 #define AIJHYBRID_DEFAULT_DIFFUSION_IT  50
 
-PetscInt MatAIJHybridDefaultNumThreads(void)
-{
-  return (PetscInt)omp_get_max_threads();
-}
-
 PetscErrorCode MatAIJHybridContextCreate(Mat A, Mat_AIJHybrid **ctx)
 {
   PetscFunctionBegin;

@@ -14,8 +14,9 @@ PetscErrorCode MatAIJHybridSetFromOptions_Private(Mat A, AIJHybridOptionItems Pe
   PetscBool set, ft;
 
   PetscFunctionBegin;
+  PetscCall(MatAIJHybridCheckOptionValues(A)); /* src/mat/optcheck.c: values that are no number, named with the option */
   PetscOptionsHeadBegin(PetscOptionsObject, "AIJHybrid options (hybrid MPI/OpenMP products)");
-  PetscCall(PetscOptionsInt("-mat_aijhybrid_num_threads", "OpenMP threads per MPI rank for products (default: what OpenMP gives the process)", "MatAIJHybridSetNumThreads", nthreads, &nthreads, &set));
+  PetscCall(PetscOptionsInt("-mat_aijhybrid_num_threads", "OpenMP threads per MPI rank for products (default: OMP_NUM_THREADS; unset: cores of the node / ranks on it)", "MatAIJHybridSetNumThreads", nthreads, &nthreads, &set));
   if (set) PetscCall(MatAIJHybridSetNumThreads(A, nthreads));
   PetscCall(PetscOptionsEnum("-mat_aijhybrid_mode", "Overlap of the halo exchange with computation", "MatAIJHybridSetMode", MatAIJHybridModes, (PetscEnum)ctx->mode, &mode, &set));
   if (set) PetscCall(MatAIJHybridSetMode(A, (MatAIJHybridMode)mode));
@@ -64,7 +65,7 @@ static PetscErrorCode MatAIJHybridGetContextChecked(Mat A, PetscBool required, M
 
   Input Parameters:
 + A        - the matrix (ignored unless it is `MATAIJHYBRID`)
-- nthreads - number of threads, at least 1, or `PETSC_DEFAULT` for what OpenMP gives the process
+- nthreads - number of threads, at least 1, or `PETSC_DEFAULT` for the default: what OpenMP gives the process or, with `OMP_NUM_THREADS` unset, the cores of the node divided by the ranks on it
 
   Options Database Key:
 . -mat_aijhybrid_num_threads <n> - number of threads

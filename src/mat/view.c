@@ -48,6 +48,13 @@ PetscErrorCode MatAIJHybridView_Private(Mat A, PetscViewer viewer, Mat_AIJHybrid
     PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: task mode: after the halo exchange thread 0 multiplies %.2f to %.2f (over ranks) of an equal part of the diagonal block (%s)\n", (double)-gshare[0], (double)gshare[1], ctx->task_share < 0 ? "sized from measured times" : "set"));
   }
   if (ctx->first_touch) PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: first touch: the products multiply copies of the blocks placed by their threads\n"));
+  {
+    /* threads x ranks on a node above its cores (src/mat/resources.c): worst figures over the ranks */
+    PetscInt loc[3] = {ctx->params.nthreads, MatAIJHybridRanksOnNode(), -MatAIJHybridNodeCores()}, glob[3];
+
+    PetscCallMPI(MPI_Allreduce(loc, glob, 3, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
+    if (glob[0] * glob[1] > -glob[2]) PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: warning: %" PetscInt_FMT " threads x %" PetscInt_FMT " ranks on a node = %" PetscInt_FMT " > %" PetscInt_FMT " cores (oversubscribed)\n", glob[0], glob[1], glob[0] * glob[1], -glob[2]));
+  }
   if (size > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: load imbalance (max/mean cost per thread, worst rank): diagonal block %.4g, off-diagonal block %.4g\n", (double)gimb[0], (double)gimb[1]));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: load imbalance (max/mean cost per thread): %.4g\n", (double)gimb[0]));
   if (format == PETSC_VIEWER_ASCII_INFO_DETAIL) {

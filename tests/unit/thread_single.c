@@ -2,7 +2,8 @@
    An application that initializes MPI itself at MPI_THREAD_SINGLE, then PETSc, links the plugin
    and calls MatAIJHybridInitializePackage(). Documented behaviour below MPI_THREAD_FUNNELED: the
    plugin still runs its threaded kernels (they make no MPI call), keeps every MPI call on the main
-   thread outside parallel regions, and reports the level in -mat_view ::ascii_info.
+   thread outside parallel regions (vector mode even when task mode is asked for), and reports the
+   level in -mat_view ::ascii_info.
    Prints "thread level <provided>: products match aij" on success, exits non-zero otherwise.
 */
 #include <petscaijhybrid.h>
@@ -32,6 +33,13 @@ int main(int argc, char **argv)
   PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatConvert(A, MATAIJHYBRID, MAT_INITIAL_MATRIX, &B));
   PetscCall(MatAIJHybridSetNumThreads(B, 2));
+  PetscCall(MatAIJHybridSetMode(B, MAT_AIJHYBRID_MODE_TASK)); /* asked for, but below FUNNELED products run in vector mode */
+  {
+    MatAIJHybridMode mode;
+    PetscCall(MatAIJHybridGetMode(B, &mode));
+    PetscCheck(provided >= MPI_THREAD_FUNNELED || mode == MAT_AIJHYBRID_MODE_VECTOR, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "mode %s below MPI_THREAD_FUNNELED", MatAIJHybridModes[mode]);
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "products run in %s mode\n", MatAIJHybridModes[mode]));
+  }
   PetscCall(MatViewFromOptions(B, NULL, "-mat_view"));
   PetscCall(MatCreateVecs(A, &x, &y1));
   PetscCall(VecDuplicate(y1, &y2));
@@ -42,6 +50,13 @@ int main(int argc, char **argv)
   PetscCall(VecNorm(y2, NORM_INFINITY, &err));
   PetscCall(VecNorm(y1, NORM_INFINITY, &nrm));
   PetscCheck(err <= 1e-13 * nrm, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "aijhybrid product differs from aij: %g", (double)err);
+  PetscCall(MatMultTranspose(A, y1, x));
+  PetscCall(VecCopy(x, y2));
+  PetscCall(VecNorm(y2, NORM_INFINITY, &nrm));
+  PetscCall(MatMultTranspose(B, y1, x));
+  PetscCall(VecAXPY(y2, -1.0, x));
+  PetscCall(VecNorm(y2, NORM_INFINITY, &err));
+  PetscCheck(err <= 1e-13 * nrm, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "aijhybrid transpose product differs from aij: %g", (double)err);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "thread level %s: products match aij\n", provided == MPI_THREAD_SINGLE ? "MPI_THREAD_SINGLE" : "above MPI_THREAD_SINGLE"));
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&y1));

@@ -1,5 +1,8 @@
 """Bad-input worker: each wrong call must raise a PETSc error (or ValueError in the Python layer),
-never crash or hang, and leave the matrix unchanged (products still equal to aij).
+never crash or hang, and leave the matrix unchanged (products still equal to aij). Every option with
+bad values (negative, zero, huge, not a number, unknown names) through MatSetFromOptions, and the C
+Set functions with out-of-range values: the message (PetscErrorMessage) names the option and what
+it accepts.
 
 usage: badinput.py [PETSc options]
 """
@@ -123,7 +126,103 @@ def t_wrong_local_size():
     same(Ah, Aa)
 
 
+def petsc_message():
+    """the specific message of the last PETSc error (what SETERRQ/PetscCheck said)"""
+    import ctypes
+
+    text, specific = ctypes.c_char_p(), ctypes.c_char_p()
+    ctypes.CDLL(None).PetscErrorMessage(ctypes.c_int(0), ctypes.byref(text), ctypes.byref(specific))
+    return (specific.value or b"").decode(errors="replace")
+
+
+# every numeric and enum option with bad values: (option, value, substrings the message must hold)
+BAD_OPTIONS = [
+    ("num_threads", "0", [">= 1"]),
+    ("num_threads", "-3", [">= 1"]),
+    ("num_threads", "5000", ["<= 4096"]),
+    ("num_threads", "abc", ["'abc'", "integer from 1 to 4096"]),
+    ("num_threads", "2.5", ["'2.5'", "integer"]),
+    ("num_threads", "99999999999999999999", ["'99999999999999999999'", "integer from 1 to 4096"]),
+    ("mode", "bogus", ["bogus", "auto", "vector", "task"]),
+    ("mode", "2", ["2", "auto", "vector", "task"]),
+    ("partition", "bogus", ["bogus", "rows", "nnz", "diffusion", "optimal"]),
+    ("row_cost", "-1", [">= 0"]),
+    ("row_cost", "abc", ["'abc'", "finite real >= 0"]),
+    ("row_cost", "inf", ["finite"]),
+    ("row_cost", "nan", ["finite"]),
+    ("row_cost", "1e400", ["finite"]),
+    ("diffusion_tol", "-1", [">= 0"]),
+    ("diffusion_tol", "abc", ["'abc'", "finite real >= 0"]),
+    ("diffusion_tol", "nan", ["finite"]),
+    ("diffusion_max_it", "-1", [">= 0"]),
+    ("diffusion_max_it", "abc", ["'abc'", "integer >= 0"]),
+    ("diffusion_max_it", "99999999999999999999", ["integer >= 0"]),
+]
+
+
+def t_option_values():
+    """each bad value: MatSetFromOptions fails with a message naming the option and what it accepts;
+    the matrix keeps its settings, MatSetFromOptions works again once the option is gone, and the
+    products still equal aij's"""
+    Aa, Ah = pair()
+    Ah.setOptionsPrefix("bad_")
+    ph.set_num_threads(Ah, 2)
+    before = (ph.get_num_threads(Ah), ph.get_partition_type(Ah), ph.get_row_cost(Ah), ph.get_diffusion(Ah))
+    opts = PETSc.Options()
+    messages = {}
+    for name, value, expect in BAD_OPTIONS:
+        key = "bad_mat_aijhybrid_" + name
+        opts[key] = value
+        try:
+            expect_error(Ah.setFromOptions, "-%s %s" % (key, value))
+            msg = petsc_message()
+        finally:
+            opts.delValue(key)
+        messages["-mat_aijhybrid_%s %s" % (name, value)] = msg
+        assert "mat_aijhybrid_" + name in msg, "message does not name -%s: %r" % (key, msg)
+        for e in expect:
+            assert e in msg, "%r not in the message for -%s %s: %r" % (e, key, value, msg)
+        after = (ph.get_num_threads(Ah), ph.get_partition_type(Ah), ph.get_row_cost(Ah), ph.get_diffusion(Ah))
+        assert after == before, "settings changed by the refused -%s %s: %s -> %s" % (key, value, before, after)
+        Ah.setFromOptions()  # usable again
+        same(Ah, Aa)
+    info["messages"] = messages
+
+
+def t_c_setters():
+    """the C Set functions with out-of-range values (enums too): refused, message names the option, nothing changed"""
+    import ctypes
+
+    Aa, Ah = pair()
+    lib = ph._loader.lib()
+    I = ph.api._int_type()
+    R = ph.api._real_type()
+    h = ctypes.c_void_p(Ah.handle)
+    ph.set_num_threads(Ah, 2)
+    calls = [
+        ("MatAIJHybridSetNumThreads(-3)", lambda: lib.MatAIJHybridSetNumThreads(h, I(-3)), "mat_aijhybrid_num_threads"),
+        ("MatAIJHybridSetNumThreads(0)", lambda: lib.MatAIJHybridSetNumThreads(h, I(0)), "mat_aijhybrid_num_threads"),
+        ("MatAIJHybridSetMode(7)", lambda: lib.MatAIJHybridSetMode(h, ctypes.c_int(7)), "mat_aijhybrid_mode"),
+        ("MatAIJHybridSetMode(-1)", lambda: lib.MatAIJHybridSetMode(h, ctypes.c_int(-1)), "mat_aijhybrid_mode"),
+        ("MatAIJHybridSetPartitionType(-1)", lambda: lib.MatAIJHybridSetPartitionType(h, ctypes.c_int(-1)), "mat_aijhybrid_partition"),
+        ("MatAIJHybridSetRowCost(nan)", lambda: lib.MatAIJHybridSetRowCost(h, R(float("nan"))), "mat_aijhybrid_row_cost"),
+        ("MatAIJHybridSetDiffusion(nan, 5)", lambda: lib.MatAIJHybridSetDiffusion(h, R(float("nan")), I(5)), "mat_aijhybrid_diffusion_tol"),
+        ("MatAIJHybridSetDiffusion(0.1, -4)", lambda: lib.MatAIJHybridSetDiffusion(h, R(0.1), I(-4)), "mat_aijhybrid_diffusion_max_it"),
+    ]
+    before = (ph.get_num_threads(Ah), ph.get_mode(Ah), ph.get_partition_type(Ah), ph.get_row_cost(Ah), ph.get_diffusion(Ah))
+    for what, call, option in calls:
+        err = call()
+        assert err != 0, "%s accepted" % what
+        msg = petsc_message()
+        assert option in msg, "%s: message does not name %s: %r" % (what, option, msg)
+        after = (ph.get_num_threads(Ah), ph.get_mode(Ah), ph.get_partition_type(Ah), ph.get_row_cost(Ah), ph.get_diffusion(Ah))
+        assert after == before, "%s changed the settings: %s -> %s" % (what, before, after)
+    same(Ah, Aa)
+
+
 for name, fn in [
+    ("option_values", t_option_values),
+    ("c_setters", t_c_setters),
     ("num_threads", t_num_threads),
     ("other_setters", t_other_setters),
     ("unassembled", t_unassembled),
