@@ -2,6 +2,7 @@
 #
 #   make run           install what is missing, build, run the main job
 #   make test          install what is missing, build, run every test (pytest under mpiexec)
+#   make test-flavours the same builds and a test subset against PETSc complex / 64-bit / debug
 #   make               build the library, the examples and the unit tests
 #   make install PREFIX=/opt/aijhybrid
 #
@@ -51,7 +52,7 @@ HDR := $(wildcard include/*.h src/*.h src/*/*.h)
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/ex*.c))
 UNIT     := $(BUILD)/tests/test_partition $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(filter-out tests/unit/test_partition.c,$(wildcard tests/unit/*.c)))
 
-.PHONY: all lib examples unit check-petsc setup run test test-harness install clean help
+.PHONY: all lib examples unit check-petsc setup run test test-flavours test-harness install clean help
 all: lib examples unit
 
 check-petsc:
@@ -95,7 +96,12 @@ run: setup
 
 test: setup
 	@$(MAKE) --no-print-directory -C $(TOP) all
-	cd $(TOP) && OMPI_MCA_rmaps_base_oversubscribe=1 AIJHYBRID_BUILD=$(BUILD) PYTHONPATH=$(TOP)/python $(PYTHON) -m pytest -ra tests $(PYTEST_ARGS)
+	cd $(TOP) && OMPI_MCA_rmaps_base_oversubscribe=1 AIJHYBRID_BUILD=$(BUILD) AIJHYBRID_PYTHON=$(PYTHON) PYTHONPATH=$(TOP)/python $(PYTHON) -m pytest -ra tests $(PYTEST_ARGS)
+
+# the other PETSc flavours (complex, 64-bit indices, debug): apt-installs them, one build each in
+# build/flavours/<name>; FLAVOURS="complex int64" for a selection (see share/flavours.sh)
+test-flavours:
+	@PYTHON=$(PYTHON) bash $(TOP)/share/flavours.sh $(FLAVOURS)
 
 test-harness: setup
 	@$(MAKE) --no-print-directory -C $(TOP) all
@@ -116,4 +122,4 @@ clean:
 	rm -rf $(BUILD)
 
 help:
-	@sed -n '1,9p' makefile
+	@sed -n '1,10p' makefile

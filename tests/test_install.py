@@ -7,7 +7,7 @@ import subprocess
 import mpirun
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PETSC_PC = [d for d in ("/usr/lib/petsc/lib/pkgconfig",) if os.path.isdir(d)]
+PETSC_PC = [d for d in (os.path.join(os.environ.get("PETSC_DIR") or "/usr/lib/petsc", os.environ.get("PETSC_ARCH") or "", "lib", "pkgconfig"),) if os.path.isdir(d)]
 
 
 def test_make_install(tmp_path):
@@ -40,6 +40,6 @@ def test_make_install(tmp_path):
     code = ("import petsc_aijhybrid as p; from petsc4py import PETSc\n"
             "A = PETSc.Mat().create(); A.setSizes([3, 3]); A.setType('aijhybrid'); A.setUp(); A.assemble()\n"
             "print(p.library_path(), A.getType())")
-    py = subprocess.run(["/usr/bin/python3", "-c", code], capture_output=True, text=True, env=env, cwd=str(tmp_path), timeout=120)
+    py = subprocess.run([mpirun.PYTHON, "-c", code], capture_output=True, text=True, env=env, cwd=str(tmp_path), timeout=120)
     assert py.returncode == 0, py.stdout + py.stderr
     assert py.stdout.split() == [os.path.join(prefix, "lib/libpetscaijhybrid.so"), "seqaijhybrid"], py.stdout

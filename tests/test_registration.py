@@ -109,7 +109,7 @@ def test_plugin_linked_to_other_petsc_is_refused(lib_path):
         assert "ImportError" in p.stderr and fake_lib in p.stderr, p.stderr
 
 
-EX1 = mpirun.ROOT / "build" / "examples" / "ex1"
+EX1 = mpirun.BUILD / "examples" / "ex1"
 
 
 @pytest.mark.skipif(not EX1.exists(), reason="build/examples/ex1 not built (examples/ex1.c missing or `make examples` not run)")
