@@ -11,6 +11,7 @@
 SHELL      := /bin/bash
 TOP        := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 PYTHON     ?= /usr/bin/python3
+PYTHON_AH  := $(PYTHON)
 PREFIX     ?= /usr/local
 BUILD      ?= $(TOP)/build
 
@@ -32,6 +33,7 @@ ifneq ($(wildcard $(PETSC_CONF)),)
   PETSC_VERSION   := $(shell awk '/define PETSC_VERSION_(MAJOR|MINOR|SUBMINOR) /{printf "%s%s", sep, $$3; sep="."}' $(PETSC_VERSION_H))
   PETSC_MINOR     := $(word 2,$(subst ., ,$(PETSC_VERSION)))
   HAVE_PETSC      := yes
+  PYTHON          := $(PYTHON_AH)
 endif
 
 export PETSC_DIR PETSC_ARCH

@@ -66,7 +66,7 @@ for f in "${selected[@]}"; do
   dir=$(readlink -f "$dir")
   build=$TOP/build/flavours/$name
   echo "== flavour $name: PETSC_DIR=$dir BUILD=$build"
-  if ! make --no-print-directory -C "$TOP" all PETSC_DIR="$dir" PETSC_ARCH= BUILD="$build"; then
+  if ! make --no-print-directory -j"$(nproc)" -C "$TOP" all PETSC_DIR="$dir" PETSC_ARCH= BUILD="$build"; then
     results+=("$name: BUILD FAILED")
     status=1
     continue
@@ -75,7 +75,7 @@ for f in "${selected[@]}"; do
     # (the 2-rank -malloc_debug rerun of every operation is left to `make test`: minutes per flavour)
     sel=(tests --ignore=tests/test_harness.py --ignore=tests/test_install.py -k "not all_operations_free_everything")
   else
-    sel=(tests/test_flavour.py -k c_smoke tests/test_unit.py)
+    sel=(tests/test_flavour.py::test_c_smoke_every_product_and_ksp tests/test_unit.py)
   fi
   log=$build/pytest.log
   (cd "$TOP" && PETSC_DIR="$dir" PETSC_ARCH= AIJHYBRID_BUILD="$build" AIJHYBRID_PYTHON="$PYTHON" \

@@ -30,7 +30,7 @@ if mode == "dm":
     da = PETSc.DMDA().create(dim=2, sizes=(12, 12), stencil_width=1, setup=False)
     da.setFromOptions()
     da.setUp()
-    A = da.createMatrix()
+    A = da.createMat()
     A.zeroEntries()
     A.shift(1.0)
 else:
