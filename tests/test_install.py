@@ -30,7 +30,10 @@ def test_make_install(tmp_path):
 
     # a C application built only from the pkg-config flags
     exe = str(tmp_path / "thread_single")
-    cc = subprocess.run(["mpicc", os.path.join(REPO, "tests/unit/thread_single.c"), "-o", exe] + flags.stdout.split(), capture_output=True, text=True)
+    # (PETSc's own .pc carries no rpath: a PETSc outside the loader's path, e.g. /opt/petsc-latest, needs one)
+    petsc_libdir = subprocess.run(["pkg-config", "--variable=libdir", "PETSc"], capture_output=True, text=True, env=env).stdout.strip()
+    rpath = ["-Wl,-rpath," + petsc_libdir] if petsc_libdir else []
+    cc = subprocess.run(["mpicc", os.path.join(REPO, "tests/unit/thread_single.c"), "-o", exe] + flags.stdout.split() + rpath, capture_output=True, text=True)
     assert cc.returncode == 0, cc.stderr
     run = mpirun.run([exe], ranks=1, threads=2)
     assert run.rc == 0 and "products match aij" in run.output, run.describe()

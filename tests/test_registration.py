@@ -92,7 +92,7 @@ def test_plugin_linked_to_other_petsc_is_refused(lib_path):
             break
     if real is None:
         pytest.skip("no PETSc runpath found in the library")
-    with tempfile.TemporaryDirectory(dir="/tmp") as d:
+    with tempfile.TemporaryDirectory(dir="/tmp", prefix="p") as d:  # short: /opt/petsc-latest/lib leaves little room
         fake = os.path.join(d, "x")
         pad = len(real) - len(fake) - len("/lib")
         if pad < 1:
