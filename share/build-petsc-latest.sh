@@ -46,7 +46,7 @@ if PETSC_DIR="$PREFIX" PETSC_ARCH= PYTHONPATH="$SITE" "$PYTHON" -c "import petsc
   exit 0
 fi
 "$PYTHON" -m venv --system-site-packages "$WORK/venv"
-"$WORK/venv/bin/python" -m pip install -q 'cython>=3' setuptools wheel
+"$WORK/venv/bin/python" -m pip install -q 'cython>=3'
 rm -f petsc4py-*.tar.gz
 "$WORK/venv/bin/python" -m pip download -q --no-deps --no-build-isolation --no-binary :all: -d . "petsc4py==$version"
 rm -rf wheel && PETSC_DIR="$PREFIX" PETSC_ARCH= nice "$WORK/venv/bin/python" -m pip wheel -q --no-deps --no-build-isolation -w wheel petsc4py-*.tar.gz
