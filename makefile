@@ -68,10 +68,13 @@ $(BUILD)/obj/%.o: src/%.c $(HDR)
 	@echo "  CC   $<"
 	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) -c $< -o $@
 
+# -z nodelete: PetscFinalize() dlcloses a -dll_append library; unloading it would also unload the
+# OpenMP runtime it brought in (when neither the program nor libpetsc links one, e.g. PETSc 3.26
+# built without OpenMP) under the runtime's idle threads, which then crash at exit.
 $(LIBNAME): $(OBJ)
 	@mkdir -p $(LIBDIR)
 	@echo "  LD   $@"
-	@$(PCC) -shared $(OPENMP) -Wl,-soname,libpetscaijhybrid.so -o $@ $(OBJ) $(LIBPETSC)
+	@$(PCC) -shared $(OPENMP) -Wl,-soname,libpetscaijhybrid.so -Wl,-z,nodelete -o $@ $(OBJ) $(LIBPETSC)
 
 examples: lib $(EXAMPLES)
 $(BUILD)/examples/%: examples/%.c $(LIBNAME) include/petscaijhybrid.h
