@@ -71,7 +71,7 @@ $(BUILD)/obj/%.o: src/%.c $(HDR)
 # -z nodelete: PetscFinalize() dlcloses a -dll_append library; unloading it would also unload the
 # OpenMP runtime it brought in (when neither the program nor libpetsc links one, e.g. PETSc 3.26
 # built without OpenMP) under the runtime's idle threads, which then crash at exit.
-$(LIBNAME): $(OBJ)
+$(LIBNAME): $(OBJ) makefile
 	@mkdir -p $(LIBDIR)
 	@echo "  LD   $@"
 	@$(PCC) -shared $(OPENMP) -Wl,-soname,libpetscaijhybrid.so -Wl,-z,nodelete -o $@ $(OBJ) $(LIBPETSC)

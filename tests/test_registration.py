@@ -119,3 +119,12 @@ def test_c_example_converges(ranks):
     assert run.rc == 0, run.describe()
     assert "CONVERGED" in run.output or "converged" in run.output.lower(), run.describe()
     assert "DIVERGED" not in run.output, run.describe()
+
+
+def test_library_stays_loaded_after_petsc_finalize(lib_path):
+    """PetscFinalize() dlcloses -dll_append libraries. Unloading the plugin would unload the OpenMP
+    runtime with it when nothing else links one (PETSc 3.26 built without OpenMP: ex50 of the KSP
+    tutorials then crashed at exit in libgomp's idle threads): the library is linked -z nodelete."""
+    out = subprocess.run(["readelf", "-d", lib_path], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert re.search(r"FLAGS_1\)\s+Flags:.*\bNODELETE\b", out.stdout), out.stdout
