@@ -3,6 +3,7 @@
 #   make run           install what is missing, build, run the main job
 #   make bench         the benchmark suite (CONFIG=full|quick|smoke|<file>, BENCH_OUT=dir, BENCH_ARGS=...)
 #   make test          install what is missing, build, run every test (pytest under mpiexec)
+#   make test-flavours the same builds and a test subset against PETSc complex / 64-bit / debug
 #   make               build the library, the examples and the unit tests
 #   make install PREFIX=/opt/aijhybrid
 #
@@ -11,6 +12,7 @@
 SHELL      := /bin/bash
 TOP        := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 PYTHON     ?= /usr/bin/python3
+PYTHON_AH  := $(PYTHON)
 PREFIX     ?= /usr/local
 BUILD      ?= $(TOP)/build
 
@@ -32,6 +34,7 @@ ifneq ($(wildcard $(PETSC_CONF)),)
   PETSC_VERSION   := $(shell awk '/define PETSC_VERSION_(MAJOR|MINOR|SUBMINOR) /{printf "%s%s", sep, $$3; sep="."}' $(PETSC_VERSION_H))
   PETSC_MINOR     := $(word 2,$(subst ., ,$(PETSC_VERSION)))
   HAVE_PETSC      := yes
+  PYTHON          := $(PYTHON_AH)
 endif
 
 export PETSC_DIR PETSC_ARCH
@@ -53,7 +56,7 @@ HDR := $(wildcard include/*.h src/*.h src/*/*.h)
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/ex*.c))
 UNIT     := $(BUILD)/tests/test_partition $(BUILD)/tests/test_nodeplan $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(filter-out tests/unit/test_partition.c tests/unit/test_nodeplan.c,$(wildcard tests/unit/*.c)))
 
-.PHONY: all lib examples unit check-petsc setup run bench test test-harness install clean help
+.PHONY: all lib examples unit check-petsc setup run bench test test-flavours test-harness install clean help
 all: lib examples unit
 
 check-petsc:
@@ -67,10 +70,13 @@ $(BUILD)/obj/%.o: src/%.c $(HDR)
 	@echo "  CC   $<"
 	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) -c $< -o $@
 
-$(LIBNAME): $(OBJ)
+# -z nodelete: PetscFinalize() dlcloses a -dll_append library; unloading it would also unload the
+# OpenMP runtime it brought in (when neither the program nor libpetsc links one, e.g. PETSc 3.26
+# built without OpenMP) under the runtime's idle threads, which then crash at exit.
+$(LIBNAME): $(OBJ) makefile
 	@mkdir -p $(LIBDIR)
 	@echo "  LD   $@"
-	@$(PCC) -shared $(OPENMP) -Wl,-soname,libpetscaijhybrid.so -o $@ $(OBJ) $(LIBPETSC)
+	@$(PCC) -shared $(OPENMP) -Wl,-soname,libpetscaijhybrid.so -Wl,-z,nodelete -o $@ $(OBJ) $(LIBPETSC)
 
 examples: lib $(EXAMPLES)
 $(BUILD)/examples/%: examples/%.c $(LIBNAME) include/petscaijhybrid.h
@@ -107,7 +113,12 @@ bench: setup
 
 test: setup
 	@$(MAKE) --no-print-directory -C $(TOP) all
-	cd $(TOP) && OMPI_MCA_rmaps_base_oversubscribe=1 AIJHYBRID_BUILD=$(BUILD) PYTHONPATH=$(TOP)/python $(PYTHON) -m pytest -ra tests $(PYTEST_ARGS)
+	cd $(TOP) && OMPI_MCA_rmaps_base_oversubscribe=1 AIJHYBRID_BUILD=$(BUILD) AIJHYBRID_PYTHON=$(PYTHON) PYTHONPATH=$(TOP)/python $(PYTHON) -m pytest -ra tests $(PYTEST_ARGS)
+
+# the other PETSc flavours (complex, 64-bit indices, debug): apt-installs them, one build each in
+# build/flavours/<name>; FLAVOURS="complex int64" for a selection (see share/flavours.sh)
+test-flavours:
+	@PYTHON=$(PYTHON) bash $(TOP)/share/flavours.sh $(FLAVOURS)
 
 test-harness: setup
 	@$(MAKE) --no-print-directory -C $(TOP) all
@@ -133,7 +144,7 @@ clean:
 	rm -rf $(BUILD)
 
 help:
-	@sed -n '1,9p' makefile
+	@sed -n '1,10p' makefile
 
 # ---- hardening (share/sanitizers/README.md): sanitizers, memory checker, race detector, fuzzing
 #   make test-asan        plugin, examples and C tests built with -fsanitize=address,undefined (build/asan), run at 1 and 2 ranks x 2 threads

@@ -16,8 +16,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import mpirun  # noqa: E402
 
-RANKS = (1, 2, 4)
-THREADS = (1, 2, 3)
+# `make test-flavours` narrows these through the environment (e.g. AIJHYBRID_TEST_RANKS=1,2)
+RANKS = tuple(int(r) for r in os.environ.get("AIJHYBRID_TEST_RANKS", "1,2,4").split(","))
+THREADS = tuple(int(t) for t in os.environ.get("AIJHYBRID_TEST_THREADS", "1,2,3").split(","))
 
 _cache = {}
 

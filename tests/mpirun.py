@@ -16,8 +16,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 TESTS = ROOT / "tests"
 WORKERS = TESTS / "workers"
-PYTHON = "/usr/bin/python3"  # the interpreter petsc4py/mpi4py are installed for
-LIB = Path(os.environ.get("AIJHYBRID_LIB", ROOT / "build" / "lib" / "libpetscaijhybrid.so"))
+PYTHON = os.environ.get("AIJHYBRID_PYTHON", "/usr/bin/python3")  # the interpreter petsc4py/mpi4py are installed for
+BUILD = Path(os.environ.get("AIJHYBRID_BUILD") or ROOT / "build")
+LIB = Path(os.environ.get("AIJHYBRID_LIB") or BUILD / "lib" / "libpetscaijhybrid.so")
 MPIEXEC = os.environ.get("MPIEXEC", "mpiexec")
 DEFAULT_TIMEOUT = 120
 RESULT_TAG = "@@RESULT "

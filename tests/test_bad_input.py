@@ -51,7 +51,7 @@ def test_bad_option(ranks, option, value, expect):
         assert e in out, "%r not in error output\n%s" % (e, run.describe())
 
 
-THREAD_SINGLE = mpirun.ROOT / "build" / "tests" / "thread_single"
+THREAD_SINGLE = mpirun.BUILD / "tests" / "thread_single"
 
 
 @pytest.mark.skipif(not THREAD_SINGLE.exists(), reason="build/tests/thread_single not built (tests/unit/thread_single.c missing or `make unit` not run)")

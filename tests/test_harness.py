@@ -16,7 +16,7 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 HARNESS = os.path.join(HERE, "harness", "harness.py")
-LIB = os.environ.get("AIJHYBRID_LIB", os.path.join(REPO, "build", "lib", "libpetscaijhybrid.so"))
+LIB = os.environ.get("AIJHYBRID_LIB") or os.path.join(os.environ.get("AIJHYBRID_BUILD") or os.path.join(REPO, "build"), "lib", "libpetscaijhybrid.so")
 PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
 TIMEOUT = 1800
 
@@ -40,9 +40,25 @@ SUBSETS = {
 }
 
 
+def harness_tree_or_skip():
+    """PETSc's test harness of the PETSc under test (harness.py's own search), or skip: a PETSc
+    installed without its examples tree (e.g. Debian's without libpetsc3.18-dev-examples) has none."""
+    sys.path.insert(0, os.path.dirname(HARNESS))
+    try:
+        import harness
+    finally:
+        sys.path.pop(0)
+    petsc_dir = os.environ.get("PETSC_DIR") or "/usr/lib/petsc"
+    try:
+        return harness.find_examples_tree(petsc_dir)
+    except SystemExit as e:
+        pytest.skip("no PETSc test harness for PETSC_DIR=%s: %s" % (petsc_dir, e))
+
+
 def run_harness(tmp_path, *args):
     if not os.path.isfile(LIB):
         pytest.skip("plugin library %s not built (make lib, or set AIJHYBRID_LIB)" % LIB)
+    harness_tree_or_skip()
     out_json = str(tmp_path / "summary.json")
     cmd = [PYTHON, HARNESS, "--lib", LIB, "--json", out_json] + list(args)
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

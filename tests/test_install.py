@@ -7,7 +7,7 @@ import subprocess
 import mpirun
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PETSC_PC = [d for d in ("/usr/lib/petsc/lib/pkgconfig",) if os.path.isdir(d)]
+PETSC_PC = [d for d in (os.path.join(os.environ.get("PETSC_DIR") or "/usr/lib/petsc", os.environ.get("PETSC_ARCH") or "", "lib", "pkgconfig"),) if os.path.isdir(d)]
 
 
 def test_make_install(tmp_path):
@@ -30,7 +30,10 @@ def test_make_install(tmp_path):
 
     # a C application built only from the pkg-config flags
     exe = str(tmp_path / "thread_single")
-    cc = subprocess.run(["mpicc", os.path.join(REPO, "tests/unit/thread_single.c"), "-o", exe] + flags.stdout.split(), capture_output=True, text=True)
+    # (PETSc's own .pc carries no rpath: a PETSc outside the loader's path, e.g. /opt/petsc-latest, needs one)
+    petsc_libdir = subprocess.run(["pkg-config", "--variable=libdir", "PETSc"], capture_output=True, text=True, env=env).stdout.strip()
+    rpath = ["-Wl,-rpath," + petsc_libdir] if petsc_libdir else []
+    cc = subprocess.run(["mpicc", os.path.join(REPO, "tests/unit/thread_single.c"), "-o", exe] + flags.stdout.split() + rpath, capture_output=True, text=True)
     assert cc.returncode == 0, cc.stderr
     run = mpirun.run([exe], ranks=1, threads=2)
     assert run.rc == 0 and "products match aij" in run.output, run.describe()
@@ -40,7 +43,7 @@ def test_make_install(tmp_path):
     code = ("import petsc_aijhybrid as p; from petsc4py import PETSc\n"
             "A = PETSc.Mat().create(); A.setSizes([3, 3]); A.setType('aijhybrid'); A.setUp(); A.assemble()\n"
             "print(p.library_path(), A.getType())")
-    py = subprocess.run(["/usr/bin/python3", "-c", code], capture_output=True, text=True, env=env, cwd=str(tmp_path), timeout=120)
+    py = subprocess.run([mpirun.PYTHON, "-c", code], capture_output=True, text=True, env=env, cwd=str(tmp_path), timeout=120)
     assert py.returncode == 0, py.stdout + py.stderr
     assert py.stdout.split() == [os.path.join(prefix, "lib/libpetscaijhybrid.so"), "seqaijhybrid"], py.stdout
 

@@ -92,7 +92,7 @@ def test_plugin_linked_to_other_petsc_is_refused(lib_path):
             break
     if real is None:
         pytest.skip("no PETSc runpath found in the library")
-    with tempfile.TemporaryDirectory(dir="/tmp") as d:
+    with tempfile.TemporaryDirectory(dir="/tmp", prefix="p") as d:  # short: /opt/petsc-latest/lib leaves little room
         fake = os.path.join(d, "x")
         pad = len(real) - len(fake) - len("/lib")
         if pad < 1:
@@ -109,7 +109,7 @@ def test_plugin_linked_to_other_petsc_is_refused(lib_path):
         assert "ImportError" in p.stderr and fake_lib in p.stderr, p.stderr
 
 
-EX1 = mpirun.ROOT / "build" / "examples" / "ex1"
+EX1 = mpirun.BUILD / "examples" / "ex1"
 
 
 @pytest.mark.skipif(not EX1.exists(), reason="build/examples/ex1 not built (examples/ex1.c missing or `make examples` not run)")
@@ -119,3 +119,12 @@ def test_c_example_converges(ranks):
     assert run.rc == 0, run.describe()
     assert "CONVERGED" in run.output or "converged" in run.output.lower(), run.describe()
     assert "DIVERGED" not in run.output, run.describe()
+
+
+def test_library_stays_loaded_after_petsc_finalize(lib_path):
+    """PetscFinalize() dlcloses -dll_append libraries. Unloading the plugin would unload the OpenMP
+    runtime with it when nothing else links one (PETSc 3.26 built without OpenMP: ex50 of the KSP
+    tutorials then crashed at exit in libgomp's idle threads): the library is linked -z nodelete."""
+    out = subprocess.run(["readelf", "-d", lib_path], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert re.search(r"FLAGS_1\)\s+Flags:.*\bNODELETE\b", out.stdout), out.stdout

@@ -18,17 +18,20 @@ ph = None
 comm = None  # mpi4py communicator (COMM_WORLD)
 
 PARTITIONS = ("rows", "nnz", "diffusion", "optimal")
+COMPLEX = False  # PetscScalar is complex: matrices and vectors get imaginary parts (set by init)
+IMAG_SEED = 1000003  # offset of the seeds of the imaginary parts (real parts unchanged)
 
 
 def init(options=(), load_plugin=True):
     """Initialize petsc4py with `options`, import petsc_aijhybrid (unless told not to)."""
-    global PETSc, ph, comm
+    global PETSc, ph, comm, COMPLEX
     import petsc4py
 
     petsc4py.init([sys.argv[0]] + list(options))
     from petsc4py import PETSc as _P
 
     PETSc = _P
+    COMPLEX = np.dtype(PETSc.ScalarType).kind == "c"
     from mpi4py import MPI
 
     comm = MPI.COMM_WORLD
@@ -127,6 +130,7 @@ class Case:
         self.density, self.empty, self.blockdiag, self.heavy = density, empty, blockdiag, heavy
         self.diag, self.build = diag, build
         rng = np.random.default_rng(seed)
+        irng = np.random.default_rng(seed + IMAG_SEED) if COMPLEX else None
         P = size()
         mb, nb = M // bs, N // bs
         assert mb * bs == M and nb * bs == N
@@ -153,6 +157,8 @@ class Case:
                 cols = np.union1d(cols, [i])
             cols = np.unique(cols).astype(PETSc.IntType)
             vals = rng.standard_normal(len(cols))
+            if COMPLEX:
+                vals = vals + 1j * irng.standard_normal(len(cols))
             if diag and i < N:
                 vals[np.searchsorted(cols, i)] = 2.0 * len(cols) + 1.0
             self.rows.append((cols, vals))
@@ -204,6 +210,8 @@ def rand_vec(layout_vec, seed, name=""):
     v = layout_vec.duplicate()
     rs, re = v.getOwnershipRange()
     g = np.random.default_rng(seed).standard_normal(v.getSize())
+    if COMPLEX:
+        g = g + 1j * np.random.default_rng(seed + IMAG_SEED).standard_normal(v.getSize())
     v.setArray(g[rs:re].astype(PETSc.ScalarType))
     return v
 

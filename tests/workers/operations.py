@@ -373,7 +373,7 @@ def t_dmda():
         da = PETSc.DMDA().create(dim=2, sizes=(9, 7), stencil_width=1, setup=False)
         da.setFromOptions()
         da.setUp()
-        M = da.createMatrix()
+        M = da.createMat()
         (xs, xe), (ys, ye) = da.getRanges()
         row, col = PETSc.Mat.Stencil(), PETSc.Mat.Stencil()
         for j in range(ys, ye):
