@@ -282,3 +282,54 @@ def fill_laplacian_2d(A, n):
             if 0 <= i + di < n and 0 <= j + dj < n:
                 A.setValue(I, (i + di) * n + j + dj, -1.0)
     A.assemble()
+
+
+def product_variants(Aa, seed=10):
+    """(name, product, scale) of every multiply variant (mult, multAdd with z distinct and z == y,
+    and the same for the transpose), on vectors seeded seed+1..seed+4 and laid out like Aa; scale
+    is a bound of the result's magnitude for relative errors. Each product returns a new vector."""
+    xr = rand_vec(Aa.createVecRight(), seed + 1)
+    xl = rand_vec(Aa.createVecLeft(), seed + 2)
+    zl = rand_vec(Aa.createVecLeft(), seed + 3)
+    zr = rand_vec(Aa.createVecRight(), seed + 4)
+    s_mult = Aa.norm(PETSc.NormType.INFINITY) * max_abs(xr)
+    s_t = Aa.norm(PETSc.NormType.NORM_1) * max_abs(xl)
+
+    def mult(A):
+        y = nan_vec(zl)
+        A.mult(xr, y)
+        return y
+
+    def multadd(A):
+        y = nan_vec(zl)
+        A.multAdd(xr, zl, y)
+        return y
+
+    def multadd_alias(A):
+        y = zl.copy()
+        A.multAdd(xr, y, y)
+        return y
+
+    def multt(A):
+        y = nan_vec(zr)
+        A.multTranspose(xl, y)
+        return y
+
+    def multtadd(A):
+        y = nan_vec(zr)
+        A.multTransposeAdd(xl, zr, y)
+        return y
+
+    def multtadd_alias(A):
+        y = zr.copy()
+        A.multTransposeAdd(xl, y, y)
+        return y
+
+    return [
+        ("mult", mult, s_mult),
+        ("multAdd", multadd, s_mult + max_abs(zl)),
+        ("multAdd_z_is_y", multadd_alias, s_mult + max_abs(zl)),
+        ("multTranspose", multt, s_t),
+        ("multTransposeAdd", multtadd, s_t + max_abs(zr)),
+        ("multTransposeAdd_z_is_y", multtadd_alias, s_t + max_abs(zr)),
+    ]

@@ -56,56 +56,13 @@ def configure(A, cfg, prefix_opts=None):
             opts.delValue("fz_mat_aijhybrid_" + k[4:])
 
 
-def variants(Aa, seed):
-    xr = C.rand_vec(Aa.createVecRight(), seed + 1)
-    xl = C.rand_vec(Aa.createVecLeft(), seed + 2)
-    zl = C.rand_vec(Aa.createVecLeft(), seed + 3)
-    zr = C.rand_vec(Aa.createVecRight(), seed + 4)
-    n_inf, n_one = Aa.norm(PETSc.NormType.INFINITY), Aa.norm(PETSc.NormType.NORM_1)
-    mx = [C.max_abs(v) for v in (xr, xl, zl, zr)]
-
-    def mk(kind):
-        def f(A):
-            if kind == "mult":
-                y = C.nan_vec(zl)
-                A.mult(xr, y)
-            elif kind == "multAdd":
-                y = C.nan_vec(zl)
-                A.multAdd(xr, zl, y)
-            elif kind == "multAdd_z_is_y":
-                y = zl.copy()
-                A.multAdd(xr, y, y)
-            elif kind == "multTranspose":
-                y = C.nan_vec(zr)
-                A.multTranspose(xl, y)
-            elif kind == "multTransposeAdd":
-                y = C.nan_vec(zr)
-                A.multTransposeAdd(xl, zr, y)
-            else:
-                y = zr.copy()
-                A.multTransposeAdd(xl, y, y)
-            return y
-
-        return f
-
-    s_m, s_t = n_inf * mx[0], n_one * mx[1]
-    return [
-        ("mult", mk("mult"), s_m),
-        ("multAdd", mk("multAdd"), s_m + mx[2]),
-        ("multAdd_z_is_y", mk("multAdd_z_is_y"), s_m + mx[2]),
-        ("multTranspose", mk("multTranspose"), s_t),
-        ("multTransposeAdd", mk("multTransposeAdd"), s_t + mx[3]),
-        ("multTransposeAdd_z_is_y", mk("multTransposeAdd_z_is_y"), s_t + mx[3]),
-    ]
-
-
 CANONICAL = {"threads": 1, "mode": "vector", "partition": "rows"}
 
 
 def check_products(Aa, Ah, d, stage, stats):
     """all variants against aij, and bitwise across the case, alternative and canonical configurations"""
     configs = [("case", d["config"]), ("alt", d["alt"]), ("canonical", CANONICAL)]
-    for vname, fn, scale in variants(Aa, d["seed"] * 7 + len(stage)):
+    for vname, fn, scale in C.product_variants(Aa, d["seed"] * 7 + len(stage)):
         ref = fn(Aa)
         if d.get("perturb"):  # negative control (tests/test_fuzz.py): a wrong reference must be caught
             ref.shift(d["perturb"] * max(scale, 1.0))

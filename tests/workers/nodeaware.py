@@ -94,6 +94,14 @@ def reverse_reference(ghosts_all, contrib_all, y0, ranges):
     return y
 
 
+def scalars(a):
+    """a as PetscScalar values; with complex scalars, with imaginary parts too (so that the sums in
+    the reverse exchange are complex sums)"""
+    if np.iscomplexobj(np.zeros(1, dtype=PETSc.ScalarType)):
+        return (a + 0.5j * np.roll(a, 1)).astype(PETSc.ScalarType)
+    return a.astype(PETSc.ScalarType)
+
+
 # ------------------------------------------------------------------------------------------------
 def exchange_case(seed):
     P, me = C.size(), C.rank()
@@ -111,9 +119,9 @@ def exchange_case(seed):
         if seed % 2 == 0:  # odd seeds: only ghosts owned elsewhere (as a matrix has)
             g = g[(g < ranges[r]) | (g >= ranges[r + 1])]
         ghosts_all.append(rng.permutation(g).astype(PETSc.IntType))
-    xg = rng.standard_normal(total)
-    y0 = rng.standard_normal(total) * 1e-3
-    contrib_all = [rng.standard_normal(len(g)) * 10.0 ** rng.integers(-8, 9, len(g)) for g in ghosts_all]
+    xg = scalars(rng.standard_normal(total))
+    y0 = scalars(rng.standard_normal(total) * 1e-3)
+    contrib_all = [scalars(rng.standard_normal(len(g)) * 10.0 ** rng.integers(-8, 9, len(g))) for g in ghosts_all]
     x = PETSc.Vec().createMPI((sizes[me], total), comm=PETSc.COMM_WORLD)
     x.setArray(xg[ranges[me]:ranges[me + 1]].astype(PETSc.ScalarType))
     mine = ghosts_all[me]
@@ -150,58 +158,11 @@ def ghost_pattern(A):
     return ghosts_all, ranges
 
 
-def variants(Aa):
-    """(name, product, scale) of every multiply variant, on fixed seeded vectors."""
-    xr, xl = C.rand_vec(Aa.createVecRight(), 11), C.rand_vec(Aa.createVecLeft(), 12)
-    zl, zr = C.rand_vec(Aa.createVecLeft(), 13), C.rand_vec(Aa.createVecRight(), 14)
-    s_mult = Aa.norm(PETSc.NormType.INFINITY) * C.max_abs(xr)
-    s_t = Aa.norm(PETSc.NormType.NORM_1) * C.max_abs(xl)
-
-    def mult(A):
-        y = C.nan_vec(zl)
-        A.mult(xr, y)
-        return y
-
-    def multadd(A):
-        y = C.nan_vec(zl)
-        A.multAdd(xr, zl, y)
-        return y
-
-    def multadd_alias(A):
-        y = zl.copy()
-        A.multAdd(xr, y, y)
-        return y
-
-    def multt(A):
-        y = C.nan_vec(zr)
-        A.multTranspose(xl, y)
-        return y
-
-    def multtadd(A):
-        y = C.nan_vec(zr)
-        A.multTransposeAdd(xl, zr, y)
-        return y
-
-    def multtadd_alias(A):
-        y = zr.copy()
-        A.multTransposeAdd(xl, y, y)
-        return y
-
-    return [
-        ("mult", mult, s_mult),
-        ("multAdd", multadd, s_mult + C.max_abs(zl)),
-        ("multAdd_z_is_y", multadd_alias, s_mult + C.max_abs(zl)),
-        ("multTranspose", multt, s_t),
-        ("multTransposeAdd", multtadd, s_t + C.max_abs(zr)),
-        ("multTransposeAdd_z_is_y", multtadd_alias, s_t + C.max_abs(zr)),
-    ]
-
-
 def products_case(case):
     Aa = case.create("aij")
     Ah = case.create("aijhybrid")
     base = {}
-    var = variants(Aa)
+    var = C.product_variants(Aa)
     for vname, fn, scale in var:
         ref = fn(Aa)
         b = fn(Ah)  # standard exchange

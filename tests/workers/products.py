@@ -43,57 +43,6 @@ def cases():
     return cs
 
 
-def variants(Aa):
-    xr = C.rand_vec(Aa.createVecRight(), 11)
-    xl = C.rand_vec(Aa.createVecLeft(), 12)
-    zl = C.rand_vec(Aa.createVecLeft(), 13)
-    zr = C.rand_vec(Aa.createVecRight(), 14)
-    n_inf = Aa.norm(PETSc.NormType.INFINITY)
-    n_one = Aa.norm(PETSc.NormType.NORM_1)
-    mx = {id(v): C.max_abs(v) for v in (xr, xl, zl, zr)}
-
-    def mult(A):
-        y = C.nan_vec(zl)
-        A.mult(xr, y)
-        return y
-
-    def multadd(A):
-        w = C.nan_vec(zl)
-        A.multAdd(xr, zl, w)
-        return w
-
-    def multadd_alias(A):
-        y = zl.copy()
-        A.multAdd(xr, y, y)
-        return y
-
-    def multt(A):
-        y = C.nan_vec(zr)
-        A.multTranspose(xl, y)
-        return y
-
-    def multtadd(A):
-        w = C.nan_vec(zr)
-        A.multTransposeAdd(xl, zr, w)
-        return w
-
-    def multtadd_alias(A):
-        y = zr.copy()
-        A.multTransposeAdd(xl, y, y)
-        return y
-
-    s_mult = n_inf * mx[id(xr)]
-    s_t = n_one * mx[id(xl)]
-    return [
-        ("mult", mult, s_mult),
-        ("multAdd", multadd, s_mult + mx[id(zl)]),
-        ("multAdd_z_is_y", multadd_alias, s_mult + mx[id(zl)]),
-        ("multTranspose", multt, s_t),
-        ("multTransposeAdd", multtadd, s_t + mx[id(zr)]),
-        ("multTransposeAdd_z_is_y", multtadd_alias, s_t + mx[id(zr)]),
-    ]
-
-
 checks = C.Checks()
 hashes = {}
 errors = {}
@@ -113,7 +62,7 @@ def run_case(case):
         cols = Aa.getValuesCSR()[1]
         any_ghosts = C.comm.allreduce(bool(np.any((cols < c0) | (cols >= c1))), op=MPI.LOR)
     checks.info["default_threads"] = default_threads
-    for vname, fn, scale in variants(Aa):
+    for vname, fn, scale in C.product_variants(Aa):
         ref = fn(Aa)
         base = fn(Ah)
         err = C.rel_err(base, ref, scale if scale > 0 else None)
