@@ -3,12 +3,13 @@
    parser names neither the option nor what it accepts ("Input string abc has no integer value"), and
    turns an integer beyond the range of long into LONG_MAX and then into a PetscInt that may be
    negative (-mat_aijhybrid_num_threads 99999999999999999999 would mean "the OpenMP default").
-   Here a value that is not a number, or out of PetscInt's range, is an error naming the option
+   Here a value that is not a number, not finite, or out of PetscInt's range, is an error naming the option
    (with the matrix's prefix) and its valid values. The ranges themselves are checked by the Set
    functions (src/mat/options.c), whose messages name the option as well.
 */
 #include "../aijhybrid.h"
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 
 typedef struct {
@@ -22,6 +23,8 @@ static const AIJHybridNumericOption AIJHybridNumericOptions[] = {
   {"mat_aijhybrid_row_cost",         PETSC_FALSE, "a finite real >= 0"                                                },
   {"mat_aijhybrid_diffusion_tol",    PETSC_FALSE, "a finite real >= 0"                                                },
   {"mat_aijhybrid_diffusion_max_it", PETSC_TRUE,  "an integer >= 0"                                                   },
+  {"mat_aijhybrid_task_share",       PETSC_FALSE, "a real from 0 to 1, or -1 to size it from measured times"          },
+  {"mat_aijhybrid_node_size",        PETSC_TRUE,  "an integer >= 1, or 0 for the nodes MPI_COMM_TYPE_SHARED finds"    },
 };
 
 /* the words PETSc's option parser accepts for a number */
@@ -57,8 +60,8 @@ PetscErrorCode MatAIJHybridCheckOptionValues(Mat A)
       long long v = strtoll(value, &end, 10);
       ok          = (PetscBool)(*end == '\0' && end != value && errno != ERANGE && v >= PETSC_MIN_INT && v <= PETSC_MAX_INT);
     } else {
-      (void)strtod(value, &end);
-      ok = (PetscBool)(*end == '\0' && end != value);
+      const double v = strtod(value, &end);
+      ok             = (PetscBool)(*end == '\0' && end != value && isfinite(v)); /* PETSc 3.26 refuses inf itself, without naming the option */
     }
     PetscCheck(ok, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Invalid value '%s' for -%s%s: expected %s", value, prefix ? prefix : "", o->name, o->valid);
   }
