@@ -87,11 +87,11 @@ $(BUILD)/examples/%: examples/%.c $(LIBNAME) include/petscaijhybrid.h
 	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) $< -o $@ $(LINK_AH)
 
 unit: lib $(UNIT)
-$(BUILD)/tests/test_partition: tests/unit/test_partition.c src/partition/partition.c src/partition/partition.h
+$(BUILD)/tests/test_partition: tests/unit/test_partition.c tests/unit/unitcheck.h src/partition/partition.c src/partition/partition.h
 	@mkdir -p $(dir $@)
 	@echo "  CC   tests/unit/test_partition.c"
 	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) tests/unit/test_partition.c src/partition/partition.c -o $@ $(LIBPETSC) $(OPENMP)
-$(BUILD)/tests/test_nodeplan: tests/unit/test_nodeplan.c src/exchange/nodeplan.c src/exchange/nodeplan.h
+$(BUILD)/tests/test_nodeplan: tests/unit/test_nodeplan.c tests/unit/unitcheck.h src/exchange/nodeplan.c src/exchange/nodeplan.h
 	@mkdir -p $(dir $@)
 	@echo "  CC   tests/unit/test_nodeplan.c"
 	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) tests/unit/test_nodeplan.c src/exchange/nodeplan.c -o $@ $(LIBPETSC) $(OPENMP)

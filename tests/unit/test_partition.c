@@ -15,26 +15,8 @@
    Prints "N passed, N failed" and exits non-zero on any failure.
 */
 #include "partition/partition.h"
+#include "unitcheck.h"
 
-static int npass = 0, nfail = 0;
-
-#define CHECK(cond, ...) \
-  do { \
-    if (cond) npass++; \
-    else { \
-      nfail++; \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-      printf(__VA_ARGS__); \
-      printf("\n"); \
-    } \
-  } while (0)
-
-static unsigned long long rng_state = 12345;
-static double             Uniform(void)
-{
-  rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
-  return (double)(rng_state >> 11) / 9007199254740992.0;
-}
 
 /* exhaustive minimum bottleneck over all contiguous partitions of [s, n) into parts pieces */
 static PetscReal BruteForce(const AIJHybridCost *cost, PetscInt s, PetscInt parts)
