@@ -1,7 +1,9 @@
 """Launch test workers under mpiexec and collect their JSON results.
 
-A worker prints one line ``@@RESULT <json>`` (rank 0 only) when it finishes; ``run_worker`` returns a
-``Run`` with the parsed result, the exit code and the captured output. Every launch has a timeout: a
+A worker writes its JSON result (rank 0 only) to the file named by ``AIJHYBRID_RESULT_FILE`` when it
+finishes (a file, not a stdout line: with ``-info`` other ranks' output can land on the same line of the
+merged stdout); ``run_worker`` returns a ``Run`` with the parsed result, the exit code and the captured
+output. Every launch has a timeout: a
 hang kills the whole process group (mpiexec and its ranks) and is reported as a failure, never a
 blocked test session.
 """
@@ -10,6 +12,7 @@ import json
 import os
 import signal
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -21,17 +24,14 @@ BUILD = Path(os.environ.get("AIJHYBRID_BUILD") or ROOT / "build")
 LIB = Path(os.environ.get("AIJHYBRID_LIB") or BUILD / "lib" / "libpetscaijhybrid.so")
 MPIEXEC = os.environ.get("MPIEXEC", "mpiexec")
 DEFAULT_TIMEOUT = 120
-RESULT_TAG = "@@RESULT "
+RESULT_FILE_ENV = "AIJHYBRID_RESULT_FILE"
 
 
 class Run:
-    def __init__(self, cmd, rc, out, err, elapsed, timed_out):
+    def __init__(self, cmd, rc, out, err, elapsed, timed_out, result_text=None):
         self.cmd, self.rc, self.out, self.err = cmd, rc, out, err
         self.elapsed, self.timed_out = elapsed, timed_out
-        self.result = None
-        for line in out.splitlines():
-            if line.startswith(RESULT_TAG):
-                self.result = json.loads(line[len(RESULT_TAG):])
+        self.result = json.loads(result_text) if result_text else None
 
     @property
     def output(self):
@@ -90,28 +90,31 @@ def mpiexec_cmd(ranks):
 def run(argv, ranks=1, threads=1, timeout=DEFAULT_TIMEOUT, env=None, cwd=None):
     """Run argv (a program and its arguments) on `ranks` MPI ranks with OMP_NUM_THREADS=threads."""
     cmd = mpiexec_cmd(ranks) + [str(a) for a in argv]
-    t0 = time.time()
-    proc = subprocess.Popen(
-        cmd,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        stdin=subprocess.DEVNULL,
-        env=environment(threads, env),
-        cwd=str(cwd or ROOT),
-        text=True,
-        start_new_session=True,
-    )
-    timed_out = False
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
+    with tempfile.TemporaryDirectory(prefix="aijhybrid-run-") as tmp:
+        result_file = os.path.join(tmp, "result.json")
+        t0 = time.time()
+        proc = subprocess.Popen(
+            cmd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            env=environment(threads, dict(env or {}, **{RESULT_FILE_ENV: result_file})),
+            cwd=str(cwd or ROOT),
+            text=True,
+            start_new_session=True,
+        )
+        timed_out = False
         try:
-            os.killpg(proc.pid, signal.SIGKILL)  # mpiexec and every rank it started
-        except ProcessLookupError:
-            pass
-        out, err = proc.communicate()
-    return Run(cmd, proc.returncode, out, err, time.time() - t0, timed_out)
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)  # mpiexec and every rank it started
+            except ProcessLookupError:
+                pass
+            out, err = proc.communicate()
+        result_text = open(result_file).read() if os.path.exists(result_file) else None
+    return Run(cmd, proc.returncode, out, err, time.time() - t0, timed_out, result_text)
 
 
 def run_worker(name, ranks=1, threads=1, args=(), timeout=DEFAULT_TIMEOUT, env=None):

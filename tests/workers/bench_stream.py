@@ -33,4 +33,6 @@ res["thread_cpus"] = stream.thread_cpus(lib, T)
 res["numpy"] = stream.measure(comm, None, T, 16 << 20, repeats=2)
 comm.Barrier()
 if comm.Get_rank() == 0:
-    print("@@RESULT " + json.dumps(res), flush=True)
+    from common import write_result  # tests/workers is on PYTHONPATH (tests/mpirun.py)
+
+    write_result(json.dumps(res))

@@ -13,7 +13,7 @@
 
 usage: fuzz.py --serve [PETSc options]   read one JSON case per line on stdin (rank 0), answer
                                           '@@CASE <json>' per case; 'quit' ends
-       fuzz.py --cases FILE [PETSc options]  run the cases of FILE (a JSON list), report '@@RESULT'
+       fuzz.py --cases FILE [PETSc options]  run the cases of FILE (a JSON list), report the result (common.report)
 A case whose 'ranks' differs from the launch size is skipped (reported as such).
 """
 
@@ -216,7 +216,8 @@ if serve:
         res = one(d)
         res["id"] = d.get("id")
         if C.rank() == 0:
-            print("@@CASE " + json.dumps(res, sort_keys=True), flush=True)
+            sys.stdout.write("@@CASE " + json.dumps(res, sort_keys=True) + "\n")  # one write: one line
+            sys.stdout.flush()
 else:
     with open(cases_file) as f:
         cases = json.load(f)
