@@ -47,23 +47,33 @@ PetscErrorCode MatAIJHybridMirrorReset(AIJHybridMirror *m)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the placement a row partition asks for: part t's i entries and nonzeros */
-static void Placement(const AIJHybridRowPart *part, PetscInt m, const PetscInt *ai, PetscInt *rowb, PetscInt *nzb)
+/* the placement a row partition asks for, entry t of P+1: part t's first i entry and first nonzero */
+static inline void PlacementAt(const AIJHybridRowPart *part, PetscInt m, const PetscInt *ai, PetscInt t, PetscInt *rowb, PetscInt *nzb)
 {
-  const PetscInt P = part->params.nthreads;
+  const PetscInt P = part->params.nthreads, b = part->bounds[t];
 
-  for (PetscInt t = 0; t <= P; t++) {
-    const PetscInt b = part->bounds[t];
-    if (part->compressed) {
-      rowb[t] = b < part->nrows ? part->rows[b] : m + 1;
-      nzb[t]  = part->rowptr[b];
-    } else {
-      rowb[t] = t == P ? m + 1 : b;
-      nzb[t]  = ai[b];
-    }
+  if (t == 0) {
+    *rowb = 0;
+    *nzb  = 0;
+  } else if (part->compressed) {
+    *rowb = b < part->nrows ? part->rows[b] : m + 1;
+    *nzb  = part->rowptr[b];
+  } else {
+    *rowb = t == P ? m + 1 : b;
+    *nzb  = ai[b];
   }
-  rowb[0] = 0;
-  nzb[0]  = 0;
+}
+
+/* whether the cached placement rowb, nzb (P+1 entries each) is the one part asks for */
+static PetscBool PlacementSame(const AIJHybridRowPart *part, PetscInt m, const PetscInt *ai, const PetscInt *rowb, const PetscInt *nzb)
+{
+  for (PetscInt t = 0; t <= part->params.nthreads; t++) {
+    PetscInt r, z;
+
+    PlacementAt(part, m, ai, t, &r, &z);
+    if (r != rowb[t] || z != nzb[t]) return PETSC_FALSE;
+  }
+  return PETSC_TRUE;
 }
 
 /*
@@ -79,32 +89,25 @@ PetscErrorCode MatAIJHybridMirrorUpdate(AIJHybridMirror *m, Mat A, Mat block, co
   AIJHybridBlockKey key;
   PetscObjectState  state;
   const PetscInt    P = part->params.nthreads;
-  PetscInt         *rowb, *nzb;
   PetscBool         place;
 
   PetscFunctionBegin;
   PetscCall(MatAIJHybridBlockKeyRead(block, &key, &ai, &aj));
   PetscCall(MatSeqAIJGetCSRAndMemType(block, NULL, NULL, &aa, NULL));
   PetscCall(PetscObjectStateGet((PetscObject)block, &state));
-  PetscCall(PetscMalloc2(P + 1, &rowb, P + 1, &nzb));
-  Placement(part, key.m, ai, rowb, nzb);
-  place = (PetscBool)(!MatAIJHybridBlockKeySame(&m->key, &key) || m->nparts != P || m->nthreads != nthreads);
-  if (!place) {
-    PetscCall(PetscArraycmp(rowb, m->rowb, P + 1, &place));
-    if (place) PetscCall(PetscArraycmp(nzb, m->nzb, P + 1, &place));
-    place = (PetscBool)!place;
-  }
+  /* compared in place: no allocation on the products that reuse the copy */
+  place = (PetscBool)(!MatAIJHybridBlockKeySame(&m->key, &key) || m->nparts != P || m->nthreads != nthreads || !PlacementSame(part, key.m, ai, m->rowb, m->nzb));
   if (place) {
     PetscCall(MatAIJHybridMirrorReset(m));
     PetscCall(MatAIJHybridBlockKeyHold(&m->key, &key, A));
     PetscCall(FreshPages(sizeof(PetscInt) * (key.m + 1), (void **)&m->i));
     PetscCall(FreshPages(sizeof(PetscInt) * key.nz, (void **)&m->j));
     PetscCall(FreshPages(sizeof(PetscScalar) * key.nz, (void **)&m->a));
-    m->rowb     = rowb;
-    m->nzb      = nzb;
+    PetscCall(PetscMalloc2(P + 1, &m->rowb, P + 1, &m->nzb));
+    for (PetscInt t = 0; t <= P; t++) PlacementAt(part, key.m, ai, t, &m->rowb[t], &m->nzb[t]);
     m->nparts   = P;
     m->nthreads = nthreads;
-  } else PetscCall(PetscFree2(rowb, nzb));
+  }
   if (place || state != m->state) {
     const PetscInt *rb = m->rowb, *zb = m->nzb;
     PetscInt       *mi = m->i, *mj = m->j;
