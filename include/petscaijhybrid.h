@@ -99,6 +99,8 @@ PETSC_EXTERN PetscErrorCode MatAIJHybridSetDiffusion(Mat, PetscReal, PetscInt);
 PETSC_EXTERN PetscErrorCode MatAIJHybridGetDiffusion(Mat, PetscReal *, PetscInt *);
 PETSC_EXTERN PetscErrorCode MatAIJHybridSetFirstTouch(Mat, PetscBool);
 PETSC_EXTERN PetscErrorCode MatAIJHybridGetFirstTouch(Mat, PetscBool *);
+PETSC_EXTERN PetscErrorCode MatAIJHybridSetPrefetch(Mat, PetscInt);
+PETSC_EXTERN PetscErrorCode MatAIJHybridGetPrefetch(Mat, PetscInt *, PetscInt *);
 PETSC_EXTERN PetscErrorCode MatAIJHybridSetTaskShare(Mat, PetscReal);
 PETSC_EXTERN PetscErrorCode MatAIJHybridGetTaskShare(Mat, PetscReal *, PetscReal *);
 PETSC_EXTERN PetscErrorCode MatAIJHybridGetPartitionInfo(Mat, MatAIJHybridPartitionInfo *);

@@ -52,6 +52,13 @@ typedef struct {
 } AIJHybridBlockKey;
 
 /* a row partition of one CSR block, cached on the block's key */
+/* software prefetch (src/mat/prefetch.c) */
+#define AIJHYBRID_DEFAULT_PREFETCH 512  /* nonzeros ahead: the measured best of 128 to 2048 (README, "Software prefetch") */
+#define AIJHYBRID_PREFETCH_MAX     1048576
+#define AIJHYBRID_PREFETCH_WARMUP  2    /* auto: products before the trial */
+#define AIJHYBRID_PREFETCH_TRIALS  5    /* auto: products with and without prefetch each */
+#define AIJHYBRID_PREFETCH_MARGIN  0.03 /* auto: prefetch kept if its median is this much faster */
+
 typedef struct {
   AIJHybridBlockKey   key;
   AIJHybridPartParams params;
@@ -115,6 +122,13 @@ typedef struct {
   PetscBool          has_offproc;  /* some rank has ghosts: set collectively at setup */
   AIJHybridTranspose tdiag, toffd; /* built on first transpose product */
   PetscBool          first_touch;  /* multiply thread-placed copies of the blocks */
+  PetscInt           prefetch;     /* software prefetch distance of the forward kernels in nonzeros, 0: none; -1: auto */
+  PetscInt           pf_use;       /* auto: the distance chosen, -1 while measuring (src/mat/prefetch.c) */
+  PetscInt           pf_count;     /* auto: products measured in this trial */
+  PetscInt           pf_key, pf_T; /* auto: partition builds and threads the trial is for */
+  MatAIJHybridMode   pf_mode;      /* auto: the mode it is for */
+  double             pf_time[2][AIJHYBRID_PREFETCH_TRIALS]; /* auto: product times without / with */
+  double             pf_off, pf_on; /* auto: the medians of the decision */
   AIJHybridMirror    mdiag, moffd; /* those copies */
   PetscReal          task_share;   /* task mode: thread 0's diagonal share after the exchange; < 0: measured */
   PetscReal          task_lead;    /* the share in force */
@@ -142,6 +156,7 @@ typedef struct {
 
 #define AIJHYBRID_TASK_ADAPT_PRODUCTS 16   /* products measured before thread 0's share is resized */
 #define AIJHYBRID_TASK_ADAPT_MAX      4    /* resizings at most, per pattern, thread count and mode */
+
 #define AIJHYBRID_TASK_ADAPT_TOL      0.05 /* a change of the share smaller than this ends them */
 
 PETSC_INTERN PetscLogEvent MATAIJHYBRID_Partition, MATAIJHYBRID_HaloBegin, MATAIJHYBRID_HaloEnd, MATAIJHYBRID_Mult, MATAIJHYBRID_Transpose;
@@ -172,6 +187,8 @@ PETSC_INTERN PetscErrorCode MatAIJHybridMirrorUpdate(AIJHybridMirror *, Mat, Mat
 PETSC_INTERN PetscErrorCode MatAIJHybridMirrorReset(AIJHybridMirror *);
 PETSC_INTERN PetscErrorCode MatAIJHybridThreadStatsReset(Mat_AIJHybrid *);
 PETSC_INTERN PetscErrorCode MatAIJHybridTaskShareAdapt(Mat_AIJHybrid *);
+PETSC_INTERN PetscInt       MatAIJHybridPrefetchDistance(Mat_AIJHybrid *);
+PETSC_INTERN PetscErrorCode MatAIJHybridPrefetchRecord(Mat, Mat_AIJHybrid *, PetscInt, double);
 PETSC_INTERN PetscErrorCode MatCreateVecs_AIJHybrid(Mat, Vec *, Vec *);
 PETSC_INTERN PetscErrorCode MatAIJHybridNodeAwareUpdate(Mat, Mat_AIJHybrid *, PetscBool);
 PETSC_INTERN PetscErrorCode MatAIJHybridViewNodeAware_Private(Mat, PetscViewer, Mat_AIJHybrid *, PetscViewerFormat);

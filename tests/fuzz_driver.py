@@ -44,6 +44,7 @@ OPTIONAL_DIMENSIONS = [
     ("-mat_aijhybrid_node_size", "opt_node_size", ("1", "2", "3", "4")),
     ("-mat_aijhybrid_first_touch", "opt_first_touch", ("0", "1")),
     ("-mat_aijhybrid_task_share", "opt_task_share", ("-1", "0", "0.5", "1")),
+    ("-mat_aijhybrid_prefetch", "opt_prefetch", ("-1", "0", "1", "512")),
 ]
 
 

@@ -13,7 +13,7 @@ from conftest import cached_worker
 
 pytestmark = pytest.mark.mpi
 
-OPTIONS = ["num_threads", "mode", "partition", "row_cost", "diffusion_tol", "diffusion_max_it", "first_touch", "task_share"]
+OPTIONS = ["num_threads", "mode", "partition", "row_cost", "diffusion_tol", "diffusion_max_it", "first_touch", "task_share", "prefetch", "node_aware", "node_size"]
 
 
 def test_help_lists_every_option():
@@ -34,11 +34,12 @@ def test_help_lists_every_option():
 def test_options_take_effect(ranks):
     res = cached_worker(
         "script", ranks, 1,
-        args=("settype", "-mat_aijhybrid_num_threads", "3", "-mat_aijhybrid_partition", "optimal", "-mat_aijhybrid_row_cost", "0.5", "-mat_aijhybrid_diffusion_tol", "0.2", "-mat_aijhybrid_diffusion_max_it", "7", "-mat_aijhybrid_first_touch", "-mat_aijhybrid_task_share", "0.25"),
+        args=("settype", "-mat_aijhybrid_num_threads", "3", "-mat_aijhybrid_partition", "optimal", "-mat_aijhybrid_row_cost", "0.5", "-mat_aijhybrid_diffusion_tol", "0.2", "-mat_aijhybrid_diffusion_max_it", "7", "-mat_aijhybrid_first_touch", "-mat_aijhybrid_task_share", "0.25", "-mat_aijhybrid_prefetch", "64"),
     ).check()
     assert res["threads"] == 3 and res["partition"] == "optimal"
     assert res["row_cost"] == 0.5 and res["diffusion"] == [0.2, 7]
     assert res["first_touch"] is True and res["task_share"] == 0.25
+    assert res["prefetch"] == [64, 64], res["prefetch"]
     # one product has run: the per-thread statistics cover it, one entry per thread
     tt = res["thread_times"]
     assert tt["nthreads"] == 3 and tt["products"] == 1, tt

@@ -23,6 +23,7 @@ from .api import (
     get_partition_info,
     get_partition_type,
     get_row_cost,
+    get_prefetch,
     get_task_share,
     get_thread_times,
     reset_thread_times,
@@ -34,6 +35,7 @@ from .api import (
     set_num_threads,
     set_partition_type,
     set_row_cost,
+    set_prefetch,
     set_task_share,
 )
 
@@ -56,6 +58,7 @@ __all__ = [
     "get_partition_info",
     "get_partition_type",
     "get_row_cost",
+    "get_prefetch",
     "get_task_share",
     "get_thread_times",
     "library_path",
@@ -70,5 +73,6 @@ __all__ = [
     "set_num_threads",
     "set_partition_type",
     "set_row_cost",
+    "set_prefetch",
     "set_task_share",
 ]

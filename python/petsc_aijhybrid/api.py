@@ -106,6 +106,20 @@ def get_first_touch(A):
     return bool(f.value)
 
 
+def set_prefetch(A, distance):
+    """Software prefetch distance of the forward products in nonzeros (0: none), or None to choose
+    it per rank from measured products (the default)."""
+    _call("MatAIJHybridSetPrefetch", _mat(A), _int_type()(-1 if distance is None else int(distance)))
+
+
+def get_prefetch(A):
+    """(what was set, or None for measured; the distance in force on this rank, or None while it is
+    being measured)."""
+    d, u = _int_type()(), _int_type()()
+    _call("MatAIJHybridGetPrefetch", _mat(A), ctypes.byref(d), ctypes.byref(u))
+    return (None if d.value < 0 else d.value), (None if u.value < 0 else u.value)
+
+
 def set_task_share(A, share):
     """Task mode: share of an equal diagonal part thread 0 takes after the halo exchange, in [0, 1];
     None (the default) sizes it from measured times."""

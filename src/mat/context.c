@@ -20,6 +20,9 @@ PetscErrorCode MatAIJHybridContextCreate(Mat A, Mat_AIJHybrid **ctx)
   (*ctx)->params.diffusion_max_it = AIJHYBRID_DEFAULT_DIFFUSION_IT;
   (*ctx)->params.lead             = -1.0; /* equal parts; only task mode's diagonal partition has a lead part */
   (*ctx)->task_share              = -1.0; /* measured */
+  (*ctx)->prefetch                = -1; /* auto */
+  (*ctx)->pf_use                  = -1;
+  (*ctx)->pf_key                  = -1;
   (*ctx)->task_lead               = 1.0;  /* until measured: thread 0 takes a whole share after the exchange */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -51,6 +54,7 @@ PetscErrorCode MatAIJHybridContextCopyOptions(Mat_AIJHybrid *from, Mat_AIJHybrid
   to->mode         = from->mode;
   to->nthreads_set = from->nthreads_set;
   to->first_touch  = from->first_touch;
+  to->prefetch     = from->prefetch;
   to->task_share   = from->task_share;
   to->task_lead    = from->task_share >= 0 ? from->task_share : 1.0;
   to->node_aware   = from->node_aware;

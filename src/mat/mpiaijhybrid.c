@@ -97,12 +97,9 @@ static PetscErrorCode HaloReverseEnd(Mat_AIJHybrid *ctx, const PetscScalar *ghos
 }
 
 /* diagonal-block parts first, first + step, ... of a partition into Td parts: y = (z +) Ad x */
-static inline void DiagParts(PetscInt first, PetscInt step, PetscInt Td, const PetscInt *bounds, const PetscInt *di, const PetscInt *dj, const PetscScalar *da, const PetscScalar *xa, const PetscScalar *za, PetscScalar *ya)
+static inline void DiagParts(PetscInt first, PetscInt step, PetscInt Td, const PetscInt *bounds, const PetscInt *di, const PetscInt *dj, const PetscScalar *da, const PetscScalar *xa, const PetscScalar *za, PetscScalar *ya, PetscInt pd)
 {
-  for (PetscInt t = first; t < Td; t += step) {
-    if (za) AIJHybridKernelMultAdd(bounds[t], bounds[t + 1], di, dj, da, xa, za, ya);
-    else AIJHybridKernelMult(bounds[t], bounds[t + 1], di, dj, da, xa, ya);
-  }
+  for (PetscInt t = first; t < Td; t += step) AIJHybridKernelMultAdd(bounds[t], bounds[t + 1], di, dj, da, xa, za, ya, pd);
 }
 
 /*
@@ -130,7 +127,8 @@ static PetscErrorCode MatMultAdd_MPIAIJHybrid_Private(Mat A, Vec x, Vec z, Vec y
   const PetscInt         *di, *dj, *oi, *oj, *dbounds, *obounds, *orows;
   PetscScalar            *da, *oa, *ya, *ghost;
   const PetscScalar      *xa, *za = NULL;
-  PetscInt                T, To;
+  PetscInt                T, To, pd;
+  double                  twall;
   MatAIJHybridMode        mode;
   PetscErrorCode          ierr = PETSC_SUCCESS;
 
@@ -140,6 +138,7 @@ static PetscErrorCode MatMultAdd_MPIAIJHybrid_Private(Mat A, Vec x, Vec z, Vec y
   T     = ctx->diag.params.nthreads;
   dpart = mode == MAT_AIJHYBRID_MODE_TASK ? &ctx->diag_task : &ctx->diag;
   PetscCall(MatAIJHybridThreadStatsPrepare(ctx, T, mode));
+  pd = MatAIJHybridPrefetchDistance(ctx);
   if (ctx->first_touch) {
     PetscCall(MatAIJHybridMirrorUpdate(&ctx->mdiag, A, Ad, dpart, T, &di, &dj, &da));
     PetscCall(MatAIJHybridMirrorUpdate(&ctx->moffd, A, Ao, &ctx->offd, T, &oi, &oj, &oa));
@@ -159,6 +158,7 @@ static PetscErrorCode MatMultAdd_MPIAIJHybrid_Private(Mat A, Vec x, Vec z, Vec y
     PetscCall(HaloForwardEnd(ctx, xa, ghost));
   }
   PetscCall(PetscLogEventBegin(MATAIJHYBRID_Mult, A, 0, 0, 0));
+  twall = omp_get_wtime();
 #pragma omp parallel num_threads(T)
   {
     const PetscInt nth = omp_get_num_threads(), tid = omp_get_thread_num();
@@ -171,21 +171,23 @@ static PetscErrorCode MatMultAdd_MPIAIJHybrid_Private(Mat A, Vec x, Vec z, Vec y
       tt[AIJHYBRID_TSTAT_COMM] += t1 - t0;
       t0 = t1;
     }
-    DiagParts(tid, nth, T, dbounds, di, dj, da, xa, za, ya);
+    DiagParts(tid, nth, T, dbounds, di, dj, da, xa, za, ya, pd);
     t1 = omp_get_wtime();
     tt[AIJHYBRID_TSTAT_DIAG] += t1 - t0;
 #pragma omp barrier
     t0 = omp_get_wtime();
     if (!ierr) {
-      for (PetscInt t = tid; t < To; t += nth) AIJHybridKernelMultAddRows(obounds[t], obounds[t + 1], orows, oi, oj, oa, ghost, ya);
+      for (PetscInt t = tid; t < To; t += nth) AIJHybridKernelMultAddRows(obounds[t], obounds[t + 1], orows, oi, oj, oa, ghost, ya, pd);
     }
     t1 = omp_get_wtime();
     tt[AIJHYBRID_TSTAT_OFFD] += t1 - t0;
   }
+  twall = omp_get_wtime() - twall;
   ctx->nprod++;
   PetscCall(ierr);
   PetscCall(PetscLogEventEnd(MATAIJHYBRID_Mult, A, 0, 0, 0));
   PetscCall(MatAIJHybridTaskShareAdapt(ctx));
+  PetscCall(MatAIJHybridPrefetchRecord(A, ctx, pd, twall));
 
   PetscCall(MatAIJHybridRestoreVecArrays(x, z, y, &xa, &za, &ya));
   PetscCall(PetscLogFlops(2.0 * (ctx->diag.key.nz + ctx->offd.key.nz) - (z ? 0 : A->rmap->n)));

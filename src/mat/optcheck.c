@@ -24,6 +24,7 @@ static const AIJHybridNumericOption AIJHybridNumericOptions[] = {
   {"mat_aijhybrid_diffusion_tol",    PETSC_FALSE, "a finite real >= 0"                                                },
   {"mat_aijhybrid_diffusion_max_it", PETSC_TRUE,  "an integer >= 0"                                                   },
   {"mat_aijhybrid_task_share",       PETSC_FALSE, "a real from 0 to 1, or -1 to size it from measured times"          },
+  {"mat_aijhybrid_prefetch",         PETSC_TRUE,  "an integer from 0 (none) to 1048576 nonzeros, or -1 for measured"  },
   {"mat_aijhybrid_node_size",        PETSC_TRUE,  "an integer >= 1, or 0 for the nodes MPI_COMM_TYPE_SHARED finds"    },
 };
 

@@ -25,28 +25,30 @@ static PetscErrorCode MatMultAdd_SeqAIJHybrid_Private(Mat A, Vec x, Vec z, Vec y
   const PetscInt    *ai, *aj, *bounds;
   PetscScalar       *aa, *ya;
   const PetscScalar *xa, *za = NULL;
-  PetscInt           T;
+  PetscInt           T, pd;
+  double             twall;
 
   PetscFunctionBegin;
   PetscCall(MatAIJHybridSeqPrepare(A, &ctx, &ai, &aj, &aa));
   T      = ctx->diag.params.nthreads;
   bounds = ctx->diag.bounds;
   PetscCall(MatAIJHybridThreadStatsPrepare(ctx, T, MAT_AIJHYBRID_MODE_VECTOR));
+  pd = MatAIJHybridPrefetchDistance(ctx);
   PetscCall(MatAIJHybridGetVecArrays(x, z, y, &xa, &za, &ya));
   PetscCall(PetscLogEventBegin(MATAIJHYBRID_Mult, A, 0, 0, 0));
+  twall = omp_get_wtime();
 #pragma omp parallel num_threads(T)
   {
     const PetscInt nth = omp_get_num_threads(), tid = omp_get_thread_num();
     const double   t0  = omp_get_wtime();
 
-    for (PetscInt t = tid; t < T; t += nth) {
-      if (za) AIJHybridKernelMultAdd(bounds[t], bounds[t + 1], ai, aj, aa, xa, za, ya);
-      else AIJHybridKernelMult(bounds[t], bounds[t + 1], ai, aj, aa, xa, ya);
-    }
+    for (PetscInt t = tid; t < T; t += nth) AIJHybridKernelMultAdd(bounds[t], bounds[t + 1], ai, aj, aa, xa, za, ya, pd);
     ctx->tstat[AIJHYBRID_TSTAT_STRIDE * tid + AIJHYBRID_TSTAT_DIAG] += omp_get_wtime() - t0;
   }
+  twall = omp_get_wtime() - twall;
   ctx->nprod++;
   PetscCall(PetscLogEventEnd(MATAIJHYBRID_Mult, A, 0, 0, 0));
+  PetscCall(MatAIJHybridPrefetchRecord(A, ctx, pd, twall));
   PetscCall(MatAIJHybridRestoreVecArrays(x, z, y, &xa, &za, &ya));
   PetscCall(PetscLogFlops(2.0 * (A->rmap->n ? ai[A->rmap->n] : 0) - (z ? 0 : A->rmap->n)));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -49,6 +49,15 @@ PetscErrorCode MatAIJHybridView_Private(Mat A, PetscViewer viewer, Mat_AIJHybrid
   }
   if (ctx->first_touch) PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: first touch: the products multiply copies of the blocks placed by their threads\n"));
   {
+    /* software prefetch (src/mat/prefetch.c): in force on the ranks, -1 while measured */
+    PetscInt use = ctx->prefetch >= 0 ? ctx->prefetch : ctx->pf_use, loc[2] = {-use, use}, glob[2];
+
+    PetscCallMPI(MPI_Allreduce(loc, glob, 2, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
+    if (ctx->prefetch >= 0) PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: software prefetch %" PetscInt_FMT " nonzeros ahead (set)\n", ctx->prefetch));
+    else if (-glob[0] < 0) PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: software prefetch chosen from measured products (not yet on every rank)\n"));
+    else PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: software prefetch chosen from measured products: %" PetscInt_FMT " to %" PetscInt_FMT " nonzeros ahead (over ranks)\n", -glob[0], glob[1]));
+  }
+  {
     /* threads x ranks on a node above its cores (src/mat/resources.c): worst figures over the ranks */
     PetscInt loc[3] = {ctx->params.nthreads, MatAIJHybridRanksOnNode(), -MatAIJHybridNodeCores()}, glob[3];
 

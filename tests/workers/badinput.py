@@ -157,6 +157,10 @@ BAD_OPTIONS = [
     ("diffusion_max_it", "-1", [">= 0"]),
     ("diffusion_max_it", "abc", ["'abc'", "integer >= 0"]),
     ("diffusion_max_it", "99999999999999999999", ["integer >= 0"]),
+    ("prefetch", "-5", ["from 0 (none) to 1048576", "-1"]),
+    ("prefetch", "2000000", ["from 0 (none) to 1048576"]),
+    ("prefetch", "abc", ["'abc'", "integer from 0 (none) to 1048576"]),
+    ("prefetch", "1.5", ["'1.5'", "integer"]),
 ]
 
 
@@ -167,7 +171,7 @@ def t_option_values():
     Aa, Ah = pair()
     Ah.setOptionsPrefix("bad_")
     ph.set_num_threads(Ah, 2)
-    before = (ph.get_num_threads(Ah), ph.get_partition_type(Ah), ph.get_row_cost(Ah), ph.get_diffusion(Ah))
+    before = (ph.get_num_threads(Ah), ph.get_partition_type(Ah), ph.get_row_cost(Ah), ph.get_diffusion(Ah), ph.get_prefetch(Ah)[0])
     opts = PETSc.Options()
     messages = {}
     for name, value, expect in BAD_OPTIONS:
@@ -182,7 +186,7 @@ def t_option_values():
         assert "mat_aijhybrid_" + name in msg, "message does not name -%s: %r" % (key, msg)
         for e in expect:
             assert e in msg, "%r not in the message for -%s %s: %r" % (e, key, value, msg)
-        after = (ph.get_num_threads(Ah), ph.get_partition_type(Ah), ph.get_row_cost(Ah), ph.get_diffusion(Ah))
+        after = (ph.get_num_threads(Ah), ph.get_partition_type(Ah), ph.get_row_cost(Ah), ph.get_diffusion(Ah), ph.get_prefetch(Ah)[0])
         assert after == before, "settings changed by the refused -%s %s: %s -> %s" % (key, value, before, after)
         Ah.setFromOptions()  # usable again
         same(Ah, Aa)
@@ -208,14 +212,16 @@ def t_c_setters():
         ("MatAIJHybridSetRowCost(nan)", lambda: lib.MatAIJHybridSetRowCost(h, R(float("nan"))), "mat_aijhybrid_row_cost"),
         ("MatAIJHybridSetDiffusion(nan, 5)", lambda: lib.MatAIJHybridSetDiffusion(h, R(float("nan")), I(5)), "mat_aijhybrid_diffusion_tol"),
         ("MatAIJHybridSetDiffusion(0.1, -4)", lambda: lib.MatAIJHybridSetDiffusion(h, R(0.1), I(-4)), "mat_aijhybrid_diffusion_max_it"),
+        ("MatAIJHybridSetPrefetch(-3)", lambda: lib.MatAIJHybridSetPrefetch(h, I(-3)), "mat_aijhybrid_prefetch"),
+        ("MatAIJHybridSetPrefetch(2^21)", lambda: lib.MatAIJHybridSetPrefetch(h, I(1 << 21)), "mat_aijhybrid_prefetch"),
     ]
-    before = (ph.get_num_threads(Ah), ph.get_mode(Ah), ph.get_partition_type(Ah), ph.get_row_cost(Ah), ph.get_diffusion(Ah))
+    before = (ph.get_num_threads(Ah), ph.get_mode(Ah), ph.get_partition_type(Ah), ph.get_row_cost(Ah), ph.get_diffusion(Ah), ph.get_prefetch(Ah))
     for what, call, option in calls:
         err = call()
         assert err != 0, "%s accepted" % what
         msg = petsc_message()
         assert option in msg, "%s: message does not name %s: %r" % (what, option, msg)
-        after = (ph.get_num_threads(Ah), ph.get_mode(Ah), ph.get_partition_type(Ah), ph.get_row_cost(Ah), ph.get_diffusion(Ah))
+        after = (ph.get_num_threads(Ah), ph.get_mode(Ah), ph.get_partition_type(Ah), ph.get_row_cost(Ah), ph.get_diffusion(Ah), ph.get_prefetch(Ah))
         assert after == before, "%s changed the settings: %s -> %s" % (what, before, after)
     same(Ah, Aa)
 

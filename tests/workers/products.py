@@ -103,6 +103,26 @@ def run_case(case):
                 if vname == "mult":
                     C.check_partition(Ah, t)
         ph.set_task_share(Ah, None)
+        # software prefetch: fixed distances (1: every next line; 10^6: past every array end, capped)
+        # and measured (decided after 2 + 2 x 5 forward products); results never depend on it
+        for pd in (0, 1, 8, 512, 10**6, None):
+            ph.set_prefetch(Ah, pd)
+            for mode in ("vector", "task"):
+                ph.set_mode(Ah, mode)
+                for t in (1, 2, 3):
+                    ph.set_num_threads(Ah, t)
+                    for _ in range(13 if pd is None else 1):
+                        y = fn(Ah)
+                        assert C.same_bits(y, base), "%s: prefetch %s, mode %s with %d threads differs bitwise" % (vname, pd, mode, t)
+                        y.destroy()
+                    got, in_use = ph.get_prefetch(Ah)
+                    assert got == pd, (got, pd)
+                    if pd is not None:
+                        assert in_use == pd, (in_use, pd)
+                    elif "Transpose" not in vname:  # the transposes do not prefetch and are not measured
+                        assert in_use in (0, 512), "measured prefetch not decided after 13 products: %s" % (in_use,)
+        ph.set_prefetch(Ah, None)
+        ph.set_mode(Ah, "auto")
         # first touch: copies of the blocks placed by their threads, refreshed when the values change
         ph.set_first_touch(Ah, True)
         assert ph.get_first_touch(Ah)

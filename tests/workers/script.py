@@ -73,6 +73,7 @@ if C.ph is not None and "aijhybrid" in A.getType():
     out["diffusion"] = list(C.ph.get_diffusion(A))
     out["first_touch"] = C.ph.get_first_touch(A)
     out["task_share"] = C.ph.get_task_share(A)[0]
+    out["prefetch"] = list(C.ph.get_prefetch(A))
     out["thread_times"] = C.ph.get_thread_times(A)
 if mode == "view":
     A.viewFromOptions("-mat_view")

@@ -205,10 +205,15 @@ def build_variant(v, spec, case, base, matrices):
     A.mult(x, y)
     t2 = wtime_barrier()
     per = t2 - t1
-    for _ in range(nw - 1):  # batch size from the fastest warm-up product (robust to a slow one)
+    hybrid = is_hybrid(v.spec["type"])
+    k = 1
+    # batch size from the fastest warm-up product (robust to a slow one); aijhybrid: at least until
+    # every rank has chosen its software prefetch from measured products (src/mat/prefetch.c)
+    while k < nw or (hybrid and k < 64 and not comm.allreduce(ph.get_prefetch(A)[1] is not None, op=MPI.LAND)):
         t3 = wtime_barrier()
         A.mult(x, y)
         per = min(per, wtime_barrier() - t3)
+        k += 1
     per = comm.allreduce(per, op=MPI.MAX)
     tm = spec["timing"]
     v.batch = int(min(tm["max_batch"], max(1, math.ceil(tm["batch_seconds"] / max(per, 1e-9)))))
@@ -218,10 +223,12 @@ def build_variant(v, spec, case, base, matrices):
         first_product_s=t2 - t1,
         warmup_product_s=per,
         batch=v.batch,
+        warmup_products=k,
         rss_delta_bytes_sum=comm.allreduce(rss_now() - r0, op=MPI.SUM),
     )
     v.A, v.x, v.y = A, x, y
-    if is_hybrid(v.spec["type"]):
+    if hybrid:
+        v.rec["prefetch"] = comm.allgather(ph.get_prefetch(A)[1])  # per rank: nonzeros ahead, 0 off
         v.rec["mode"] = ph.get_mode(A)
         v.rec["partition"] = ph.get_partition_type(A)
         v.rec["nthreads"] = ph.get_num_threads(A)
