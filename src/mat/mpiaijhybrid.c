@@ -286,6 +286,9 @@ const AIJHybridTypeInfo AIJHybridMPIInfo = {MATMPIAIJHYBRID, MATMPIAIJ, "MatConv
 .  -mat_aijhybrid_row_cost <c>          - per-row cost of the balanced partitions (default 2)
 .  -mat_aijhybrid_diffusion_tol <tol>   - diffusion stopping tolerance
 .  -mat_aijhybrid_diffusion_max_it <n>  - diffusion sweeps
+.  -mat_aijhybrid_task_share <s>        - task mode: thread 0's share of the diagonal block after the exchange (default -1: measured)
+.  -mat_aijhybrid_prefetch <d>          - software prefetch distance in nonzeros, 0 off (default -1: chosen from measured products)
+.  -mat_aijhybrid_first_touch           - multiply copies of the blocks placed by their threads (NUMA)
 .  -mat_aijhybrid_node_aware            - node-aware halo exchange: one inter-node message per ordered node pair
 -  -mat_aijhybrid_node_size <k>         - emulate nodes of k consecutive ranks (default: MPI_COMM_TYPE_SHARED)
 

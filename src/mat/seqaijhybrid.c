@@ -142,6 +142,8 @@ const AIJHybridTypeInfo AIJHybridSeqInfo = {MATSEQAIJHYBRID, MATSEQAIJ, "MatConv
 .  -mat_aijhybrid_row_cost <c>          - per-row cost of the balanced partitions (default 2)
 .  -mat_aijhybrid_diffusion_tol <tol>   - diffusion stopping tolerance
 .  -mat_aijhybrid_diffusion_max_it <n>  - diffusion sweeps
+.  -mat_aijhybrid_prefetch <d>          - software prefetch distance in nonzeros, 0 off (default -1: chosen from measured products)
+.  -mat_aijhybrid_first_touch           - multiply copies of the blocks placed by their threads (NUMA)
 .  -mat_aijhybrid_node_aware            - node-aware halo exchange (mpi only)
 -  -mat_aijhybrid_node_size <k>         - emulated nodes of k consecutive ranks for it
 
