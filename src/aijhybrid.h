@@ -51,14 +51,14 @@ typedef struct {
   PetscInt         m, n, nz; /* rows, columns, nonzeros */
 } AIJHybridBlockKey;
 
-/* a row partition of one CSR block, cached on the block's key */
 /* software prefetch (src/mat/prefetch.c) */
-#define AIJHYBRID_DEFAULT_PREFETCH 512  /* nonzeros ahead: the measured best of 128 to 2048 (README, "Software prefetch") */
+#define AIJHYBRID_DEFAULT_PREFETCH 512  /* nonzeros ahead: the measured best of 128 to 2048 (README, "What the type does") */
 #define AIJHYBRID_PREFETCH_MAX     1048576
 #define AIJHYBRID_PREFETCH_WARMUP  2    /* auto: products before the trial */
 #define AIJHYBRID_PREFETCH_TRIALS  5    /* auto: products with and without prefetch each */
 #define AIJHYBRID_PREFETCH_MARGIN  0.03 /* auto: prefetch kept if its median is this much faster */
 
+/* a row partition of one CSR block, cached on the block's key */
 typedef struct {
   AIJHybridBlockKey   key;
   AIJHybridPartParams params;
@@ -128,7 +128,6 @@ typedef struct {
   PetscInt           pf_key, pf_T; /* auto: partition builds and threads the trial is for */
   MatAIJHybridMode   pf_mode;      /* auto: the mode it is for */
   double             pf_time[2][AIJHYBRID_PREFETCH_TRIALS]; /* auto: product times without / with */
-  double             pf_off, pf_on; /* auto: the medians of the decision */
   AIJHybridMirror    mdiag, moffd; /* those copies */
   PetscReal          task_share;   /* task mode: thread 0's diagonal share after the exchange; < 0: measured */
   PetscReal          task_lead;    /* the share in force */
@@ -156,7 +155,6 @@ typedef struct {
 
 #define AIJHYBRID_TASK_ADAPT_PRODUCTS 16   /* products measured before thread 0's share is resized */
 #define AIJHYBRID_TASK_ADAPT_MAX      4    /* resizings at most, per pattern, thread count and mode */
-
 #define AIJHYBRID_TASK_ADAPT_TOL      0.05 /* a change of the share smaller than this ends them */
 
 PETSC_INTERN PetscLogEvent MATAIJHYBRID_Partition, MATAIJHYBRID_HaloBegin, MATAIJHYBRID_HaloEnd, MATAIJHYBRID_Mult, MATAIJHYBRID_Transpose;

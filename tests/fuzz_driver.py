@@ -150,17 +150,17 @@ class Worker:
             self.proc.stdin.write(json.dumps(case) + "\n")
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError):
-            return {"status": "fail", "error": "worker died before the case:\n" + "".join(self.err)}
+            return {"status": "fail", "error": "worker died before the case:\n" + "".join(l for l in self.err if l)}
         deadline = time.time() + timeout
         while True:
             try:
                 line = self.lines.get(timeout=max(0.1, deadline - time.time()))
             except queue.Empty:
                 self.kill()
-                return {"status": "fail", "error": "hang: no answer within %d s (worker killed)\n%s" % (timeout, "".join(self.err))}
+                return {"status": "fail", "error": "hang: no answer within %d s (worker killed)\n%s" % (timeout, "".join(l for l in self.err if l))}
             if line is None:
                 self.proc.wait()
-                return {"status": "fail", "error": "worker exited (code %s) during the case:\n%s" % (self.proc.returncode, "".join(self.err))}
+                return {"status": "fail", "error": "worker exited (code %s) during the case:\n%s" % (self.proc.returncode, "".join(l for l in self.err if l))}
             if line.startswith("@@CASE "):
                 return json.loads(line[len("@@CASE "):])
 

@@ -508,7 +508,7 @@ PetscErrorCode MatAIJHybridGetFirstTouch(Mat A, PetscBool *flg)
   `distance` nonzeros past the end of the row, each line once. Where the hardware prefetchers do
   not keep up with the streams of a CSR product (short rows, regular column access) this makes
   the product much faster: 1.4-1.6 times on a 7-point Laplacian on the machine it was measured on;
-  where the x accesses are irregular it made it slower (README, "Software prefetch"). So by
+  where the x accesses are irregular it made it slower (README, "What the type does"). So by
   default each rank measures: after 2 warm-up products, 5 products without and 5 with a distance
   of 512 (the best of 128 to 2048 measured), alternating; prefetch stays on only if its median
   product time is at least 3% below the one without. The trial starts again when the thread

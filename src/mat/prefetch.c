@@ -64,8 +64,6 @@ PetscErrorCode MatAIJHybridPrefetchRecord(Mat A, Mat_AIJHybrid *ctx, PetscInt pd
     const double off = Median(ctx->pf_time[0], AIJHYBRID_PREFETCH_TRIALS), on = Median(ctx->pf_time[1], AIJHYBRID_PREFETCH_TRIALS);
 
     ctx->pf_use = on < (1.0 - AIJHYBRID_PREFETCH_MARGIN) * off ? AIJHYBRID_DEFAULT_PREFETCH : 0;
-    ctx->pf_off = off;
-    ctx->pf_on  = on;
     PetscCall(PetscInfo(A, "software prefetch %s: median product %g s with %d nonzeros ahead, %g s without (%" PetscInt_FMT " threads)\n", ctx->pf_use ? "on" : "off", on, AIJHYBRID_DEFAULT_PREFETCH, off, ctx->pf_T));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
