@@ -125,8 +125,7 @@ typedef struct {
   PetscInt           prefetch;     /* software prefetch distance of the forward kernels in nonzeros, 0: none; -1: auto */
   PetscInt           pf_use;       /* auto: the distance chosen, -1 while measuring (src/mat/prefetch.c) */
   PetscInt           pf_count;     /* auto: products measured in this trial */
-  PetscInt           pf_key, pf_T; /* auto: partition builds and threads the trial is for */
-  MatAIJHybridMode   pf_mode;      /* auto: the mode it is for */
+  PetscInt           pf_builds;    /* auto: the partition builds the trial is for */
   double             pf_time[2][AIJHYBRID_PREFETCH_TRIALS]; /* auto: product times without / with */
   AIJHybridMirror    mdiag, moffd; /* those copies */
   PetscReal          task_share;   /* task mode: thread 0's diagonal share after the exchange; < 0: measured */
@@ -186,6 +185,7 @@ PETSC_INTERN PetscErrorCode MatAIJHybridMirrorReset(AIJHybridMirror *);
 PETSC_INTERN PetscErrorCode MatAIJHybridThreadStatsReset(Mat_AIJHybrid *);
 PETSC_INTERN PetscErrorCode MatAIJHybridTaskShareAdapt(Mat_AIJHybrid *);
 PETSC_INTERN PetscInt       MatAIJHybridPrefetchDistance(Mat_AIJHybrid *);
+PETSC_INTERN void           MatAIJHybridPrefetchRestart(Mat_AIJHybrid *);
 PETSC_INTERN PetscErrorCode MatAIJHybridPrefetchRecord(Mat, Mat_AIJHybrid *, PetscInt, double);
 PETSC_INTERN PetscErrorCode MatCreateVecs_AIJHybrid(Mat, Vec *, Vec *);
 PETSC_INTERN PetscErrorCode MatAIJHybridNodeAwareUpdate(Mat, Mat_AIJHybrid *, PetscBool);

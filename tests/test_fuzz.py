@@ -4,6 +4,7 @@ replayed at the rank count each case records, and two tests that the fuzzer can 
 reference is caught) and shrinks a failure to its smallest description. `make fuzz` runs long.
 """
 
+import importlib.util
 import json
 import os
 
@@ -19,32 +20,32 @@ QUICK_SEED = 20261122
 CORPUS = sorted(fuzz_driver.REGRESSIONS.glob("*.json"))
 
 
+DOCS = {p: json.loads(p.read_text()) for p in CORPUS}  # each corpus file read once
+
+
 def _load(path):
-    doc = json.loads(path.read_text())
-    return dict(doc["case"], id=path.stem)
+    return dict(DOCS[path]["case"], id=path.stem)
 
 
 def _petsc_version():
-    """(major, minor) of the PETSc under test (PETSC_DIR[/PETSC_ARCH], as the makefile exports it)"""
-    d, a = os.environ.get("PETSC_DIR", "/usr/lib/petsc"), os.environ.get("PETSC_ARCH", "")
-    for h in (os.path.join(d, "include", "petscversion.h"), os.path.join(d, a, "include", "petscversion.h")):
-        if os.path.exists(h):
-            v = {}
-            for line in open(h):
-                w = line.split()
-                if len(w) == 3 and w[0] == "#define" and w[1] in ("PETSC_VERSION_MAJOR", "PETSC_VERSION_MINOR"):
-                    v[w[1]] = int(w[2])
-            return v["PETSC_VERSION_MAJOR"], v["PETSC_VERSION_MINOR"]
-    raise AssertionError("petscversion.h not found under PETSC_DIR=%s" % d)
+    """(major, minor) of the PETSc under test (PETSC_DIR, as the makefile exports it), read by the
+    harness driver's reader of petscversion.h"""
+    spec = importlib.util.spec_from_file_location("aijh_harness", mpirun.TESTS / "harness" / "harness.py")
+    harness = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(harness)
+    return harness.petsc_version(os.environ.get("PETSC_DIR") or "/usr/lib/petsc")[:2]
+
+
+PETSC_VERSION = _petsc_version()
 
 
 def _known_failure(path):
     """the corpus entry's known failure if it applies to the PETSc under test, else None"""
-    kf = json.loads(path.read_text()).get("known_failure")
-    return kf if kf and _petsc_version() >= tuple(kf["petsc_min"]) else None
+    kf = DOCS[path].get("known_failure")
+    return kf if kf and PETSC_VERSION >= tuple(kf["petsc_min"]) else None
 
 
-KNOWN = [p for p in CORPUS if json.loads(p.read_text()).get("known_failure")]
+KNOWN = [p for p in CORPUS if DOCS[p].get("known_failure")]
 
 
 def test_fuzz_quick_fixed_seed():
@@ -69,7 +70,7 @@ def test_corpus_covers_every_rank_count():
 def test_fuzz_regressions(ranks, tmp_path):
     """every corpus case at its rank count, except known failures on the PETSc they fail with (those
     run one by one below: a crash would end the whole worker)"""
-    cases = [_load(p) for p in CORPUS if _load(p)["ranks"] == ranks and not _known_failure(p)]
+    cases = [c for c in (_load(p) for p in CORPUS if not _known_failure(p)) if c["ranks"] == ranks]
     path = tmp_path / "cases.json"
     path.write_text(json.dumps(cases))
     res = mpirun.run_worker("fuzz", ranks, 3, args=("--cases", str(path)), timeout=300).check()
@@ -89,7 +90,7 @@ def test_fuzz_known_failures(path, tmp_path):
     ok = run.rc == 0 and run.result is not None and all(v["status"] == "ok" for v in run.result["cases"].values())
     kf = _known_failure(path)
     if kf:
-        assert not ok, "known failure no longer fails on PETSc %d.%d: remove 'known_failure' from %s and the README entry" % (_petsc_version() + (path.name,))
+        assert not ok, "known failure no longer fails on PETSc %d.%d: remove 'known_failure' from %s and the README entry" % (PETSC_VERSION + (path.name,))
         pytest.xfail(kf["why"])
     assert ok, run.describe()
 

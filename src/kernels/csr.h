@@ -52,32 +52,19 @@ static inline void AIJHybridPrefetchTo(AIJHybridPrefetch *p, PetscInt upto, cons
 }
 
 /* y[i] = z[i] + A(i,:) x for i in [rs, re) (z NULL: y[i] = A(i,:) x); z may be y. pd: prefetch
-   distance in nonzeros, 0 for none */
+   distance in nonzeros, 0 for none (the tests on z and pd are once per row, outside the nonzero
+   loop: with pd = 0 this ran as fast as the plain loop, measured on the 7- and 27-point matrices) */
 static inline void AIJHybridKernelMultAdd(PetscInt rs, PetscInt re, const PetscInt *PETSC_RESTRICT ai, const PetscInt *PETSC_RESTRICT aj, const PetscScalar *PETSC_RESTRICT aa, const PetscScalar *PETSC_RESTRICT x, const PetscScalar *z, PetscScalar *y, PetscInt pd)
 {
-  if (rs >= re) return;
-  if (pd > 0) {
-    AIJHybridPrefetch p;
+  AIJHybridPrefetch p = {0, 0, 0};
 
-    AIJHybridPrefetchInit(&p, ai[rs], ai[re]);
-    for (PetscInt i = rs; i < re; i++) {
-      PetscScalar sum = z ? z[i] : 0.0;
-      AIJHybridPrefetchTo(&p, ai[i + 1] + pd, aj, aa);
-      for (PetscInt k = ai[i]; k < ai[i + 1]; k++) sum += aa[k] * x[aj[k]];
-      y[i] = sum;
-    }
-  } else if (z) {
-    for (PetscInt i = rs; i < re; i++) {
-      PetscScalar sum = z[i];
-      for (PetscInt k = ai[i]; k < ai[i + 1]; k++) sum += aa[k] * x[aj[k]];
-      y[i] = sum;
-    }
-  } else {
-    for (PetscInt i = rs; i < re; i++) {
-      PetscScalar sum = 0.0;
-      for (PetscInt k = ai[i]; k < ai[i + 1]; k++) sum += aa[k] * x[aj[k]];
-      y[i] = sum;
-    }
+  if (rs >= re) return;
+  if (pd > 0) AIJHybridPrefetchInit(&p, ai[rs], ai[re]);
+  for (PetscInt i = rs; i < re; i++) {
+    PetscScalar sum = z ? z[i] : 0.0;
+    if (pd > 0) AIJHybridPrefetchTo(&p, ai[i + 1] + pd, aj, aa);
+    for (PetscInt k = ai[i]; k < ai[i + 1]; k++) sum += aa[k] * x[aj[k]];
+    y[i] = sum;
   }
 }
 

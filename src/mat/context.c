@@ -21,8 +21,7 @@ PetscErrorCode MatAIJHybridContextCreate(Mat A, Mat_AIJHybrid **ctx)
   (*ctx)->params.lead             = -1.0; /* equal parts; only task mode's diagonal partition has a lead part */
   (*ctx)->task_share              = -1.0; /* measured */
   (*ctx)->prefetch                = -1; /* auto */
-  (*ctx)->pf_use                  = -1;
-  (*ctx)->pf_key                  = -1;
+  (*ctx)->pf_use                  = -1; /* measuring */
   (*ctx)->task_lead               = 1.0;  /* until measured: thread 0 takes a whole share after the exchange */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -92,6 +91,7 @@ PetscErrorCode MatAIJHybridThreadStatsPrepare(Mat_AIJHybrid *ctx, PetscInt T, Ma
   ctx->nprod       = 0;
   ctx->task_adapts = 0;
   if (ctx->task_share < 0) ctx->task_lead = 1.0;
+  MatAIJHybridPrefetchRestart(ctx);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -527,8 +527,7 @@ PetscErrorCode MatAIJHybridSetPrefetch(Mat A, PetscInt distance)
   PetscCheck(distance == PETSC_DEFAULT || distance == PETSC_DECIDE || (distance >= 0 && distance <= AIJHYBRID_PREFETCH_MAX), PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Invalid prefetch distance %" PetscInt_FMT " for -mat_aijhybrid_prefetch: must be from 0 (none) to %d nonzeros, or -1 to choose it from measured products", distance, AIJHYBRID_PREFETCH_MAX);
   if (!ctx) PetscFunctionReturn(PETSC_SUCCESS);
   ctx->prefetch = distance < 0 ? -1 : distance;
-  ctx->pf_use   = -1;
-  ctx->pf_key   = -1; /* a new trial */
+  MatAIJHybridPrefetchRestart(ctx);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -7,32 +7,31 @@
    wall time of each product's threaded region (measured on the main thread around it) goes to
    its bin. Prefetch is kept if its median is below (1 - AIJHYBRID_PREFETCH_MARGIN) times the
    median without, otherwise it stays off: where it does not clearly help, the products run
-   AIJ's loop. The trial starts again when the thread count, the mode or the nonzero pattern
-   (a rebuilt partition) changes. Main thread only; no communication (results do not depend on
+   AIJ's loop. The trial starts again when the setting, the thread count, the mode or the nonzero
+   pattern (a rebuilt partition) changes. Main thread only; no communication (results do not depend on
    the choice, so ranks may choose differently).
 */
 #include "../aijhybrid.h"
 
-/* restart the trial if what the products run on changed since it started */
-static void PrefetchCheckRestart(Mat_AIJHybrid *ctx)
+/* start the trial again: the setting, the thread count or the mode changed
+   (MatAIJHybridThreadStatsPrepare() calls it with the per-thread statistics) */
+void MatAIJHybridPrefetchRestart(Mat_AIJHybrid *ctx)
 {
-  const PetscInt key = ctx->diag.builds + ctx->offd.builds + ctx->diag_task.builds;
-
-  if (ctx->pf_key == key && ctx->pf_T == ctx->tstat_T && ctx->pf_mode == ctx->tstat_mode) return;
-  ctx->pf_key   = key;
-  ctx->pf_T     = ctx->tstat_T;
-  ctx->pf_mode  = ctx->tstat_mode;
   ctx->pf_count = 0;
   ctx->pf_use   = -1;
 }
 
-/* the distance the next product runs with */
+/* the distance the next product runs with; a rebuilt partition (a new pattern) restarts the trial */
 PetscInt MatAIJHybridPrefetchDistance(Mat_AIJHybrid *ctx)
 {
-  PetscInt k;
+  const PetscInt builds = ctx->diag.builds + ctx->offd.builds + ctx->diag_task.builds;
+  PetscInt       k;
 
   if (ctx->prefetch >= 0) return ctx->prefetch;
-  PrefetchCheckRestart(ctx);
+  if (ctx->pf_builds != builds) {
+    ctx->pf_builds = builds;
+    MatAIJHybridPrefetchRestart(ctx);
+  }
   if (ctx->pf_use >= 0) return ctx->pf_use;
   k = ctx->pf_count - AIJHYBRID_PREFETCH_WARMUP;
   return (k >= 0 && k % 2) ? AIJHYBRID_DEFAULT_PREFETCH : 0;
@@ -64,7 +63,7 @@ PetscErrorCode MatAIJHybridPrefetchRecord(Mat A, Mat_AIJHybrid *ctx, PetscInt pd
     const double off = Median(ctx->pf_time[0], AIJHYBRID_PREFETCH_TRIALS), on = Median(ctx->pf_time[1], AIJHYBRID_PREFETCH_TRIALS);
 
     ctx->pf_use = on < (1.0 - AIJHYBRID_PREFETCH_MARGIN) * off ? AIJHYBRID_DEFAULT_PREFETCH : 0;
-    PetscCall(PetscInfo(A, "software prefetch %s: median product %g s with %d nonzeros ahead, %g s without (%" PetscInt_FMT " threads)\n", ctx->pf_use ? "on" : "off", on, AIJHYBRID_DEFAULT_PREFETCH, off, ctx->pf_T));
+    PetscCall(PetscInfo(A, "software prefetch %s: median product %g s with %d nonzeros ahead, %g s without (%" PetscInt_FMT " threads)\n", ctx->pf_use ? "on" : "off", on, AIJHYBRID_DEFAULT_PREFETCH, off, ctx->tstat_T));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
