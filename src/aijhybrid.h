@@ -159,7 +159,7 @@ typedef struct {
 PETSC_INTERN PetscLogEvent MATAIJHYBRID_Partition, MATAIJHYBRID_HaloBegin, MATAIJHYBRID_HaloEnd, MATAIJHYBRID_Mult, MATAIJHYBRID_Transpose;
 PETSC_INTERN int           MatAIJHybrid_MPIThreadLevel;
 
-/* context (src/mat/context.c), caches (cache.c), options (options.c), views (view.c), products with other types (product.c) */
+/* context (src/mat/context.c), caches (cache.c), options (options.c), views (view.c), products with other types (product.c), MatZeroRows (zerorows.c) */
 PETSC_INTERN PetscInt       MatAIJHybridDefaultNumThreads(void);
 PETSC_INTERN PetscErrorCode MatAIJHybridGetVecArrays(Vec, Vec, Vec, const PetscScalar **, const PetscScalar **, PetscScalar **);
 PETSC_INTERN PetscErrorCode MatAIJHybridRestoreVecArrays(Vec, Vec, Vec, const PetscScalar **, const PetscScalar **, PetscScalar **);
@@ -188,6 +188,7 @@ PETSC_INTERN PetscInt       MatAIJHybridPrefetchDistance(Mat_AIJHybrid *);
 PETSC_INTERN void           MatAIJHybridPrefetchRestart(Mat_AIJHybrid *);
 PETSC_INTERN PetscErrorCode MatAIJHybridPrefetchRecord(Mat, Mat_AIJHybrid *, PetscInt, double);
 PETSC_INTERN PetscErrorCode MatCreateVecs_AIJHybrid(Mat, Vec *, Vec *);
+PETSC_INTERN PetscErrorCode MatZeroRows_AIJHybrid(Mat, PetscInt, const PetscInt[], PetscScalar, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatAIJHybridNodeAwareUpdate(Mat, Mat_AIJHybrid *, PetscBool);
 PETSC_INTERN PetscErrorCode MatAIJHybridViewNodeAware_Private(Mat, PetscViewer, Mat_AIJHybrid *, PetscViewerFormat);
 

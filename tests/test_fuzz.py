@@ -4,7 +4,6 @@ replayed at the rank count each case records, and two tests that the fuzzer can 
 reference is caught) and shrinks a failure to its smallest description. `make fuzz` runs long.
 """
 
-import importlib.util
 import json
 import os
 
@@ -27,27 +26,6 @@ def _load(path):
     return dict(DOCS[path]["case"], id=path.stem)
 
 
-def _petsc_version():
-    """(major, minor) of the PETSc under test (PETSC_DIR, as the makefile exports it), read by the
-    harness driver's reader of petscversion.h"""
-    spec = importlib.util.spec_from_file_location("aijh_harness", mpirun.TESTS / "harness" / "harness.py")
-    harness = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(harness)
-    return harness.petsc_version(os.environ.get("PETSC_DIR") or "/usr/lib/petsc")[:2]
-
-
-PETSC_VERSION = _petsc_version()
-
-
-def _known_failure(path):
-    """the corpus entry's known failure if it applies to the PETSc under test, else None"""
-    kf = DOCS[path].get("known_failure")
-    return kf if kf and PETSC_VERSION >= tuple(kf["petsc_min"]) else None
-
-
-KNOWN = [p for p in CORPUS if DOCS[p].get("known_failure")]
-
-
 def test_fuzz_quick_fixed_seed():
     pool = fuzz_driver.Pool()
     try:
@@ -68,31 +46,14 @@ def test_corpus_covers_every_rank_count():
 
 @pytest.mark.parametrize("ranks", (1, 2, 4))
 def test_fuzz_regressions(ranks, tmp_path):
-    """every corpus case at its rank count, except known failures on the PETSc they fail with (those
-    run one by one below: a crash would end the whole worker)"""
-    cases = [c for c in (_load(p) for p in CORPUS if not _known_failure(p)) if c["ranks"] == ranks]
+    """every corpus case at its rank count"""
+    cases = [c for c in (_load(p) for p in CORPUS) if c["ranks"] == ranks]
     path = tmp_path / "cases.json"
     path.write_text(json.dumps(cases))
     res = mpirun.run_worker("fuzz", ranks, 3, args=("--cases", str(path)), timeout=300).check()
     assert len(res["cases"]) == len(cases)
     bad = {k: v["error"] for k, v in res["cases"].items() if v["status"] != "ok"}
     assert not bad, "\n\n".join("%s: %s" % kv for kv in bad.items())
-
-
-@pytest.mark.parametrize("path", KNOWN, ids=[p.stem for p in KNOWN])
-def test_fuzz_known_failures(path, tmp_path):
-    """a corpus case with a recorded known failure (README, known gaps): it must still fail on the
-    PETSc versions it names (strict: once it passes there, the record is stale and this test says
-    so) and pass on the others"""
-    case = _load(path)
-    (tmp_path / "cases.json").write_text(json.dumps([case]))
-    run = mpirun.run_worker("fuzz", case["ranks"], 3, args=("--cases", str(tmp_path / "cases.json")), timeout=300)
-    ok = run.rc == 0 and run.result is not None and all(v["status"] == "ok" for v in run.result["cases"].values())
-    kf = _known_failure(path)
-    if kf:
-        assert not ok, "known failure no longer fails on PETSc %d.%d: remove 'known_failure' from %s and the README entry" % (PETSC_VERSION + (path.name,))
-        pytest.xfail(kf["why"])
-    assert ok, run.describe()
 
 
 def test_fuzz_catches_a_wrong_reference():

@@ -140,6 +140,7 @@ static PetscErrorCode MatAIJHybridStrip(Mat B)
   B->ops->convert          = ctx->parentops.convert;
   B->ops->creategraph      = ctx->parentops.creategraph;
   B->ops->getvecs          = ctx->parentops.getvecs;
+  B->ops->zerorows         = ctx->parentops.zerorows;
   PetscCall(MatAIJHybridContextDestroy(&ctx));
   B->spptr = NULL;
   PetscCall(PetscObjectComposeFunction((PetscObject)B, info->to_base, NULL));
@@ -235,6 +236,7 @@ PetscErrorCode MatConvert_AIJ_AIJHybrid(Mat A, MatType type, MatReuse reuse, Mat
   B->ops->view             = MatView_AIJHybrid;
   B->ops->convert          = MatConvert_AIJHybrid_Any;
   B->ops->getvecs          = MatCreateVecs_AIJHybrid;
+  B->ops->zerorows         = MatZeroRows_AIJHybrid;
   if (ctx->parentops.creategraph) B->ops->creategraph = MatCreateGraph_AIJHybrid;
   PetscCall(PetscObjectComposeFunction((PetscObject)B, info->to_base, MatConvert_AIJHybrid_AIJ));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, info->from_base, MatConvert_AIJ_AIJHybrid));
