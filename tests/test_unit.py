@@ -1,7 +1,8 @@
 """C-level tests: the pure partitioners (tests/unit/test_partition.c, one process), the product stress
 test (tests/unit/products_stress.c) and the
 assembly paths of a C application (tests/unit/assembly_paths.c: MatSetUp without preallocation,
-off-process ADD_VALUES), at 1 and 3 ranks with 2 threads, under -malloc_debug -malloc_dump."""
+off-process ADD_VALUES), at 1 and 3 ranks with 2 threads, re-typing after MatSetUp, and MatZeroRows on rows
+empty in the diagonal block (tests/unit/zerorows_empty.c), under -malloc_debug -malloc_dump."""
 import os
 import re
 import subprocess
