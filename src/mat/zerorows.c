@@ -41,8 +41,7 @@ static PetscErrorCode MatAIJHybridRowEmpty(Mat A, PetscInt r, PetscBool *empty)
 /* zero the rows of the sequential matrix A with zerorows, empty rows that get a diagonal entry last */
 static PetscErrorCode MatZeroRows_AIJHybrid_EmptyLast(Mat A, AIJHybridZeroRowsFn zerorows, PetscInt N, const PetscInt rows[], PetscScalar diag, Vec x, Vec b)
 {
-  PetscInt      *order, nfirst = 0, nlast = 0, m, n, i;
-  PetscBool      empty;
+  PetscInt      *order, *empty, nfirst = 0, nempty = 0, m, n, i;
   PetscErrorCode ierr;
 
   PetscFunctionBegin;
@@ -51,31 +50,24 @@ static PetscErrorCode MatZeroRows_AIJHybrid_EmptyLast(Mat A, AIJHybridZeroRowsFn
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(MatGetLocalSize(A, &m, &n));
-  PetscCall(PetscMalloc1(N, &order));
+  PetscCall(PetscMalloc2(N, &order, N, &empty));
   for (i = 0; i < N; i++) /* out of range: AIJ's check fails before any row changed */
     if (rows[i] < 0 || rows[i] >= m) order[nfirst++] = rows[i];
-  for (i = 0; i < N; i++) { /* the rows that get no new entry, in the order given */
+  for (i = 0; i < N; i++) { /* then the rows that get no new entry, in the order given */
     const PetscInt r = rows[i];
+    PetscBool      isempty = PETSC_FALSE;
 
     if (r < 0 || r >= m) continue;
-    if (r < n) {
-      PetscCall(MatAIJHybridRowEmpty(A, r, &empty));
-      if (empty) continue;
-    }
-    order[nfirst++] = r;
+    if (r < n) PetscCall(MatAIJHybridRowEmpty(A, r, &isempty));
+    if (isempty) empty[nempty++] = r;
+    else order[nfirst++] = r;
   }
-  for (i = 0; i < N; i++) { /* the empty rows with their diagonal in the block */
-    const PetscInt r = rows[i];
-
-    if (r >= 0 && r < m && r < n) {
-      PetscCall(MatAIJHybridRowEmpty(A, r, &empty));
-      if (empty) order[nfirst + nlast++] = r;
-    }
-  }
-  /* a row listed twice would come back with one entry after its first insertion */
-  PetscCall(PetscSortRemoveDupsInt(&nlast, order + nfirst));
-  ierr = (*zerorows)(A, nfirst + nlast, order, diag, x, b);
-  PetscCall(PetscFree(order)); /* freed on error too: a row out of range is an error the caller can recover from */
+  /* then the empty rows with their diagonal in the block, each once (a row listed twice would come
+     back with one entry after its first insertion) */
+  PetscCall(PetscSortRemoveDupsInt(&nempty, empty));
+  PetscCall(PetscArraycpy(order + nfirst, empty, nempty));
+  ierr = (*zerorows)(A, nfirst + nempty, order, diag, x, b);
+  PetscCall(PetscFree2(order, empty)); /* freed on error too: a row out of range is an error the caller can recover from */
   PetscCall(ierr);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -93,13 +85,11 @@ PetscErrorCode MatZeroRows_AIJHybrid(Mat A, PetscInt N, const PetscInt rows[], P
 {
   Mat_AIJHybrid *ctx;
   Mat            Ad;
-  PetscBool      mpi;
   PetscErrorCode ierr;
 
   PetscFunctionBegin;
   PetscCall(MatAIJHybridGetContext(A, &ctx));
-  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIAIJHYBRID, &mpi));
-  if (!mpi) {
+  if (ctx->info != &AIJHybridMPIInfo) {
     PetscCall(MatZeroRows_AIJHybrid_EmptyLast(A, ctx->parentops.zerorows, N, rows, diag, x, b));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
