@@ -50,9 +50,8 @@ LIBDIR      := $(BUILD)/lib
 LIBNAME     := $(LIBDIR)/libpetscaijhybrid.so
 LINK_AH     := -L$(LIBDIR) -Wl,-rpath,$(LIBDIR) -lpetscaijhybrid $(LIBPETSC) $(OPENMP)
 
-SRC := src/register.c $(wildcard src/mat/*.c) \
-       src/partition/partition.c src/exchange/halo.c \
-       src/exchange/nodeplan.c src/exchange/nodeaware.c src/exchange/exchange.c
+# every C file of src/ and its concern folders (src/<concern>/*.c) is part of the library
+SRC := $(wildcard src/*.c src/*/*.c)
 OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SRC))
 HDR := $(wildcard include/*.h src/*.h src/*/*.h)
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/ex*.c))
