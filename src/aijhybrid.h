@@ -12,23 +12,7 @@
 #include "exchange/halo.h"
 #include "exchange/nodeaware.h"
 #include "kernels/csr.h"
-
-#if defined(_OPENMP)
-  #include <omp.h>
-#else
-static inline int omp_get_thread_num(void)
-{
-  return 0;
-}
-static inline int omp_get_num_threads(void)
-{
-  return 1;
-}
-static inline int omp_get_max_threads(void)
-{
-  return 1;
-}
-#endif
+#include "threads/threads.h"
 
 
 /* thread-partition parameters: a cached partition is valid only for the values it was built with */
@@ -160,7 +144,6 @@ PETSC_INTERN PetscLogEvent MATAIJHYBRID_Partition, MATAIJHYBRID_HaloBegin, MATAI
 PETSC_INTERN int           MatAIJHybrid_MPIThreadLevel;
 
 /* context (src/mat/context.c), caches (cache.c), options (options.c), views (view.c), products with other types (product.c), MatZeroRows (zerorows.c) */
-PETSC_INTERN PetscInt       MatAIJHybridDefaultNumThreads(void);
 PETSC_INTERN PetscErrorCode MatAIJHybridGetVecArrays(Vec, Vec, Vec, const PetscScalar **, const PetscScalar **, PetscScalar **);
 PETSC_INTERN PetscErrorCode MatAIJHybridRestoreVecArrays(Vec, Vec, Vec, const PetscScalar **, const PetscScalar **, PetscScalar **);
 PETSC_INTERN PetscErrorCode MatAIJHybridContextCreate(Mat, Mat_AIJHybrid **);
@@ -192,12 +175,7 @@ PETSC_INTERN PetscErrorCode MatZeroRows_AIJHybrid(Mat, PetscInt, const PetscInt[
 PETSC_INTERN PetscErrorCode MatAIJHybridNodeAwareUpdate(Mat, Mat_AIJHybrid *, PetscBool);
 PETSC_INTERN PetscErrorCode MatAIJHybridViewNodeAware_Private(Mat, PetscViewer, Mat_AIJHybrid *, PetscViewerFormat);
 
-/* cores and ranks of this node (src/mat/resources.c) */
-PETSC_INTERN PetscInt       MatAIJHybridNodeCores(void);
-PETSC_INTERN PetscInt       MatAIJHybridRanksOnNode(void);
-PETSC_INTERN PetscErrorCode MatAIJHybridCountRanksOnNode(MPI_Comm);
-PETSC_INTERN PetscErrorCode MatAIJHybridCheckOversubscription(Mat, PetscInt);
-PETSC_INTERN PetscErrorCode MatAIJHybridResourcesFinalize(void);
+/* option values that are no number (src/mat/optcheck.c) */
 PETSC_INTERN PetscErrorCode MatAIJHybridCheckOptionValues(Mat);
 
 /* type constructors and converters */

@@ -20,7 +20,7 @@ PetscErrorCode MatAIJHybridFinalizePackage(void)
 {
   PetscFunctionBegin;
   MatAIJHybridPackageInitialized = PETSC_FALSE;
-  PetscCall(MatAIJHybridResourcesFinalize());
+  PetscCall(AIJHybridThreadsFinalize());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -13,7 +13,7 @@ PetscErrorCode MatAIJHybridContextCreate(Mat A, Mat_AIJHybrid **ctx)
   PetscFunctionBegin;
   PetscCall(PetscNew(ctx));
   (*ctx)->parentops               = *A->ops;
-  (*ctx)->params.nthreads         = MatAIJHybridDefaultNumThreads();
+  (*ctx)->params.nthreads         = AIJHybridDefaultNumThreads();
   (*ctx)->params.type             = MAT_AIJHYBRID_PARTITION_NNZ;
   (*ctx)->params.row_cost         = AIJHYBRID_DEFAULT_ROW_COST;
   (*ctx)->params.diffusion_tol    = AIJHYBRID_DEFAULT_DIFFUSION_TOL;
@@ -65,7 +65,7 @@ PetscErrorCode MatAIJHybridContextCopyOptions(Mat_AIJHybrid *from, Mat_AIJHybrid
 PetscErrorCode MatAIJHybridContextCurrentParams(Mat_AIJHybrid *ctx, AIJHybridPartParams *params)
 {
   PetscFunctionBegin;
-  if (!ctx->nthreads_set) ctx->params.nthreads = MatAIJHybridDefaultNumThreads();
+  if (!ctx->nthreads_set) ctx->params.nthreads = AIJHybridDefaultNumThreads();
   *params = ctx->params;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

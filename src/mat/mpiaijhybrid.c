@@ -43,9 +43,9 @@ static PetscErrorCode MatAIJHybridMPISetUp(Mat A)
     PetscCall(AIJHybridNodeAwareDestroy(&ctx->na)); /* on every rank: the pattern changed somewhere */
   }
   PetscCall(MatAIJHybridNodeAwareUpdate(A, ctx, PETSC_FALSE));
-  PetscCall(MatAIJHybridCountRanksOnNode(PetscObjectComm((PetscObject)A)));
+  PetscCall(AIJHybridCountRanksOnNode(PetscObjectComm((PetscObject)A)));
   PetscCall(MatAIJHybridContextCurrentParams(ctx, &params));
-  PetscCall(MatAIJHybridCheckOversubscription(A, params.nthreads));
+  PetscCall(AIJHybridCheckOversubscription((PetscObject)A, params.nthreads));
   PetscCall(MatAIJHybridRowPartUpdate(&ctx->diag, A, Ad, PETSC_FALSE, &params));
   PetscCall(MatAIJHybridRowPartUpdate(&ctx->offd, A, Ao, PETSC_TRUE, &params));
   if (MatAIJHybridEffectiveMode(ctx, params.nthreads) == MAT_AIJHYBRID_MODE_TASK) {
@@ -67,7 +67,7 @@ static PetscErrorCode MatAIJHybridMPIPrepare(Mat A, Mat *Ad, Mat *Ao, MatAIJHybr
   PetscCheck(ctx->halo.sf && *Ao == ctx->halo_block && (*Ao)->cmap->n == ctx->halo.nghost, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The off-diagonal block of this %s matrix changed without MatAssemblyEnd(); call MatAssemblyBegin/End() after changing the matrix", MATMPIAIJHYBRID);
   PetscCall(MatAIJHybridNodeAwareUpdate(A, ctx, PETSC_FALSE)); /* node-aware switched on, or node size changed, since the setup (logically collective options) */
   PetscCall(MatAIJHybridContextCurrentParams(ctx, &params));
-  PetscCall(MatAIJHybridCheckOversubscription(A, params.nthreads));
+  PetscCall(AIJHybridCheckOversubscription((PetscObject)A, params.nthreads));
   PetscCall(MatAIJHybridRowPartUpdate(&ctx->diag, A, *Ad, PETSC_FALSE, &params));
   PetscCall(MatAIJHybridRowPartUpdate(&ctx->offd, A, *Ao, PETSC_TRUE, &params));
   *mode = MatAIJHybridEffectiveMode(ctx, params.nthreads);

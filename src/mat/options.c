@@ -92,7 +92,7 @@ PetscErrorCode MatAIJHybridSetNumThreads(Mat A, PetscInt nthreads)
   if (!ctx) PetscFunctionReturn(PETSC_SUCCESS);
   if (nthreads == PETSC_DEFAULT || nthreads == PETSC_DECIDE) {
     ctx->nthreads_set    = PETSC_FALSE;
-    ctx->params.nthreads = MatAIJHybridDefaultNumThreads();
+    ctx->params.nthreads = AIJHybridDefaultNumThreads();
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCheck(nthreads >= 1, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Invalid number of threads %" PetscInt_FMT " for -mat_aijhybrid_num_threads: must be >= 1", nthreads);

@@ -11,7 +11,7 @@ static PetscErrorCode MatAIJHybridSeqPrepare(Mat A, Mat_AIJHybrid **ctx, const P
   PetscFunctionBegin;
   PetscCall(MatAIJHybridGetContext(A, ctx));
   PetscCall(MatAIJHybridContextCurrentParams(*ctx, &params));
-  PetscCall(MatAIJHybridCheckOversubscription(A, params.nthreads));
+  PetscCall(AIJHybridCheckOversubscription((PetscObject)A, params.nthreads));
   PetscCall(MatAIJHybridRowPartUpdate(&(*ctx)->diag, A, A, PETSC_FALSE, &params));
   if ((*ctx)->first_touch) PetscCall(MatAIJHybridMirrorUpdate(&(*ctx)->mdiag, A, A, &(*ctx)->diag, params.nthreads, ai, aj, aa));
   else PetscCall(MatSeqAIJGetCSRAndMemType(A, ai, aj, aa, NULL));
@@ -120,9 +120,9 @@ static PetscErrorCode MatAIJHybridSeqSetUp(Mat A)
 
   PetscFunctionBegin;
   PetscCall(MatAIJHybridGetContext(A, &ctx));
-  PetscCall(MatAIJHybridCountRanksOnNode(PetscObjectComm((PetscObject)A)));
+  PetscCall(AIJHybridCountRanksOnNode(PetscObjectComm((PetscObject)A)));
   PetscCall(MatAIJHybridContextCurrentParams(ctx, &params));
-  PetscCall(MatAIJHybridCheckOversubscription(A, params.nthreads));
+  PetscCall(AIJHybridCheckOversubscription((PetscObject)A, params.nthreads));
   PetscCall(MatAIJHybridRowPartUpdate(&ctx->diag, A, A, PETSC_FALSE, &params));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -59,7 +59,7 @@ PetscErrorCode MatAIJHybridView_Private(Mat A, PetscViewer viewer, Mat_AIJHybrid
   }
   {
     /* threads x ranks on a node above its cores (src/mat/resources.c): worst figures over the ranks */
-    PetscInt loc[3] = {ctx->params.nthreads, MatAIJHybridRanksOnNode(), -MatAIJHybridNodeCores()}, glob[3];
+    PetscInt loc[3] = {ctx->params.nthreads, AIJHybridRanksOnNode(), -AIJHybridNodeCores()}, glob[3];
 
     PetscCallMPI(MPI_Allreduce(loc, glob, 3, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
     if (glob[0] * glob[1] > -glob[2]) PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: warning: %" PetscInt_FMT " threads x %" PetscInt_FMT " ranks on a node = %" PetscInt_FMT " > %" PetscInt_FMT " cores (oversubscribed)\n", glob[0], glob[1], glob[0] * glob[1], -glob[2]));

@@ -12,16 +12,16 @@
    communicator holds one rank, but its node may hold more. The largest count seen is kept.
 */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
-#include "../aijhybrid.h"
+#include "threads.h"
 #include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 static PetscMPIInt AIJHybridNodeKeyval    = MPI_KEYVAL_INVALID;
-static PetscInt    AIJHybridRanksOnNode   = 0; /* 0: not counted yet */
+static PetscInt    AIJHybridRanksCounted  = 0; /* 0: not counted yet */
 static PetscBool   AIJHybridOversubWarned = PETSC_FALSE;
 
-PetscInt MatAIJHybridNodeCores(void)
+PetscInt AIJHybridNodeCores(void)
 {
   long n = sysconf(_SC_NPROCESSORS_ONLN);
   return n > 0 ? (PetscInt)n : 1;
@@ -33,7 +33,7 @@ static PetscInt AvailableCPUs(void)
   cpu_set_t set;
 
   if (sched_getaffinity(0, sizeof(set), &set) == 0) return (PetscInt)CPU_COUNT(&set);
-  return MatAIJHybridNodeCores();
+  return AIJHybridNodeCores();
 }
 
 static PetscInt EnvRanksOnNode(void)
@@ -48,9 +48,9 @@ static PetscInt EnvRanksOnNode(void)
 }
 
 /* ranks sharing this node, as far as counted (the environment's figure before any count) */
-PetscInt MatAIJHybridRanksOnNode(void)
+PetscInt AIJHybridRanksOnNode(void)
 {
-  return PetscMax(AIJHybridRanksOnNode, EnvRanksOnNode());
+  return PetscMax(AIJHybridRanksCounted, EnvRanksOnNode());
 }
 
 /*
@@ -59,18 +59,18 @@ PetscInt MatAIJHybridRanksOnNode(void)
   several ranks): then the cores of the node divided by the ranks on it, at least 1, at most what
   OpenMP gives. A count set by the application (omp_set_num_threads(), OMP_THREAD_LIMIT) is kept.
 */
-PetscInt MatAIJHybridDefaultNumThreads(void)
+PetscInt AIJHybridDefaultNumThreads(void)
 {
   static PetscInt available = -1; /* -1: not looked at yet; 0: OMP_NUM_THREADS set */
   const PetscInt  omp       = (PetscInt)omp_get_max_threads();
 
   if (available < 0) available = getenv("OMP_NUM_THREADS") ? 0 : AvailableCPUs(); /* once, on the main thread */
   if (!available || omp != available) return omp;
-  return PetscMax(1, PetscMin(omp, MatAIJHybridNodeCores() / MatAIJHybridRanksOnNode()));
+  return PetscMax(1, PetscMin(omp, AIJHybridNodeCores() / AIJHybridRanksOnNode()));
 }
 
 /* collective on comm (main thread, outside parallel regions): count the ranks of comm on this node once */
-PetscErrorCode MatAIJHybridCountRanksOnNode(MPI_Comm comm)
+PetscErrorCode AIJHybridCountRanksOnNode(MPI_Comm comm)
 {
   void       *val;
   PetscMPIInt found, n;
@@ -84,33 +84,33 @@ PetscErrorCode MatAIJHybridCountRanksOnNode(MPI_Comm comm)
   PetscCallMPI(MPI_Comm_size(node, &n));
   PetscCallMPI(MPI_Comm_free(&node));
   PetscCallMPI(MPI_Comm_set_attr(comm, AIJHybridNodeKeyval, (void *)(intptr_t)n));
-  AIJHybridRanksOnNode = PetscMax(AIJHybridRanksOnNode, (PetscInt)n);
+  AIJHybridRanksCounted = PetscMax(AIJHybridRanksCounted, (PetscInt)n);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /*
-  MatAIJHybridCheckOversubscription - called at setup with the thread count in force: the first
+  AIJHybridCheckOversubscription - called at setup with the thread count in force: the first
   time threads x ranks on the node exceed its cores, say so once per process through PetscInfo()
-  (-mat_view ::ascii_info repeats it for every matrix concerned)
+  on obj (-mat_view ::ascii_info repeats it for every matrix concerned)
 */
-PetscErrorCode MatAIJHybridCheckOversubscription(Mat A, PetscInt nthreads)
+PetscErrorCode AIJHybridCheckOversubscription(PetscObject obj, PetscInt nthreads)
 {
-  const PetscInt ranks = MatAIJHybridRanksOnNode(), cores = MatAIJHybridNodeCores();
+  const PetscInt ranks = AIJHybridRanksOnNode(), cores = AIJHybridNodeCores();
 
   PetscFunctionBegin;
   if (!AIJHybridOversubWarned && nthreads * ranks > cores) {
     AIJHybridOversubWarned = PETSC_TRUE;
-    PetscCall(PetscInfo(A, "aijhybrid warning: %" PetscInt_FMT " threads x %" PetscInt_FMT " ranks on this node = %" PetscInt_FMT " > %" PetscInt_FMT " cores (oversubscribed: products will be slow); set OMP_NUM_THREADS or -mat_aijhybrid_num_threads to at most %" PetscInt_FMT "\n", nthreads, ranks, nthreads * ranks, cores, PetscMax(1, cores / ranks)));
+    PetscCall(PetscInfo(obj, "aijhybrid warning: %" PetscInt_FMT " threads x %" PetscInt_FMT " ranks on this node = %" PetscInt_FMT " > %" PetscInt_FMT " cores (oversubscribed: products will be slow); set OMP_NUM_THREADS (or the objects' num_threads options) to at most %" PetscInt_FMT "\n", nthreads, ranks, nthreads * ranks, cores, PetscMax(1, cores / ranks)));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* forget the count and the keyval (PetscFinalize) */
-PetscErrorCode MatAIJHybridResourcesFinalize(void)
+PetscErrorCode AIJHybridThreadsFinalize(void)
 {
   PetscFunctionBegin;
   if (AIJHybridNodeKeyval != MPI_KEYVAL_INVALID) PetscCallMPI(MPI_Comm_free_keyval(&AIJHybridNodeKeyval));
-  AIJHybridRanksOnNode   = 0;
+  AIJHybridRanksCounted  = 0;
   AIJHybridOversubWarned = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
