@@ -8,6 +8,7 @@
 #define PETSCAIJHYBRID_H
 
 #include <petscmat.h>
+#include <petscvec.h>
 
 #define PETSCAIJHYBRID_VERSION_MAJOR 0
 #define PETSCAIJHYBRID_VERSION_MINOR 1
@@ -178,5 +179,49 @@ PETSC_EXTERN PetscErrorCode MatAIJHybridGetNodeAware(Mat, PetscBool *);
 PETSC_EXTERN PetscErrorCode MatAIJHybridSetNodeSize(Mat, PetscInt);
 PETSC_EXTERN PetscErrorCode MatAIJHybridGetNodeSize(Mat, PetscInt *);
 PETSC_EXTERN PetscErrorCode MatAIJHybridGetExchangeStats(Mat, PetscAIJHybridExchangeStats *);
+
+/* ---- threaded vectors (src/vec/) ---- */
+
+/*MC
+   VECHYBRID - "hybrid" - a vector whose operations run with OpenMP threads inside each MPI rank.
+
+   Root name: resolves to `VECSEQHYBRID` on one rank and `VECMPIHYBRID` otherwise. Same storage as
+   `VECSEQ` / `VECMPI`; the operations a Krylov method or a pointwise preconditioner calls in its loop
+   (dot products, norms, AXPY and its kin, pointwise products, ...) run on the rank's threads, and
+   every sum (`VecDot()`, `VecNorm()`, `VecMDot()`, `VecSum()`, ...) is the same, bit for bit, for any
+   thread count.
+
+   Options Database Keys:
++  -vec_type hybrid                 - select the type where the application calls `VecSetFromOptions()` (`-dm_vec_type hybrid` for DM vectors)
+.  -vec_hybrid_num_threads <n>      - threads per rank (default: as `MATAIJHYBRID`, from `OMP_NUM_THREADS` or the cores per rank)
+.  -vec_hybrid_threshold <n>        - local length from which the operations are threaded
+.  -vec_hybrid_first_touch <bool>   - each thread first writes its own entries (default: on with several NUMA domains)
+-  -vec_hybrid_standard             - give every standard vector (`VecCreateMPI()`, ...) the threaded operations, keeping its type name
+
+   Level: beginner
+
+   Note:
+   `MatCreateVecs()` of a `MATAIJHYBRID` matrix returns `VECHYBRID` vectors with the matrix's threads,
+   each thread operating on the entries of the rows it multiplies.
+
+.seealso: `VECSEQHYBRID`, `VECMPIHYBRID`, `VecHybridSetNumThreads()`, `VecHybridSetStandard()`, `MATAIJHYBRID`
+M*/
+#define VECHYBRID    "hybrid"
+#define VECSEQHYBRID "seqhybrid"
+#define VECMPIHYBRID "mpihybrid"
+
+PETSC_EXTERN PetscErrorCode VecCreateSeqHybrid(MPI_Comm, PetscInt, Vec *);
+PETSC_EXTERN PetscErrorCode VecCreateMPIHybrid(MPI_Comm, PetscInt, PetscInt, Vec *);
+PETSC_EXTERN PetscErrorCode VecCreateHybridWithLayout(MPI_Comm, PetscLayout, PetscInt, const PetscInt[], Vec *);
+PETSC_EXTERN PetscErrorCode VecHybridSetNumThreads(Vec, PetscInt);
+PETSC_EXTERN PetscErrorCode VecHybridGetNumThreads(Vec, PetscInt *);
+PETSC_EXTERN PetscErrorCode VecHybridSetPartition(Vec, PetscInt, const PetscInt[]);
+PETSC_EXTERN PetscErrorCode VecHybridGetPartition(Vec, PetscInt *, const PetscInt *[]);
+PETSC_EXTERN PetscErrorCode VecHybridSetThreshold(Vec, PetscInt);
+PETSC_EXTERN PetscErrorCode VecHybridGetThreshold(Vec, PetscInt *);
+PETSC_EXTERN PetscErrorCode VecHybridSetFirstTouch(Vec, PetscBool);
+PETSC_EXTERN PetscErrorCode VecHybridGetFirstTouch(Vec, PetscBool *);
+PETSC_EXTERN PetscErrorCode VecHybridSetStandard(PetscBool);
+PETSC_EXTERN PetscErrorCode VecHybridGetStandard(PetscBool *);
 
 #endif

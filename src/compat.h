@@ -12,10 +12,22 @@
 #if PETSC_VERSION_LT(3, 19, 0)
   #define PETSC_SUCCESS 0
 #endif
+#if PETSC_VERSION_LT(3, 20, 0)
+  #define PetscAssertPointer(p, n) PetscValidPointer(p, n)
+#endif
 #if PETSC_VERSION_LT(3, 23, 0)
 typedef PetscOptionItems *AIJHybridOptionItems;
 #else
 typedef PetscOptionItems AIJHybridOptionItems;
+#endif
+
+/* a container's destroy function gets the context up to PETSc 3.22 and the context's address from 3.23 */
+#if PETSC_VERSION_LT(3, 23, 0)
+  #define AIJHybridContainerSetDestroy(c, f) PetscContainerSetUserDestroy((c), (f))
+  #define AIJHybridContainerContext(arg)     (arg)
+#else
+  #define AIJHybridContainerSetDestroy(c, f) PetscContainerSetCtxDestroy((c), (f))
+  #define AIJHybridContainerContext(arg)     (*(void **)(arg))
 #endif
 
 #endif

@@ -3,6 +3,7 @@
    check, and the hook PETSc's -dll_append calls when it loads libpetscaijhybrid.so.
 */
 #include "aijhybrid.h"
+#include "vec/vechybrid.h"
 
 PetscLogEvent MATAIJHYBRID_Partition, MATAIJHYBRID_HaloBegin, MATAIJHYBRID_HaloEnd, MATAIJHYBRID_Mult, MATAIJHYBRID_Transpose;
 int           MatAIJHybrid_MPIThreadLevel = MPI_THREAD_SINGLE;
@@ -21,12 +22,14 @@ PetscErrorCode MatAIJHybridFinalizePackage(void)
   PetscFunctionBegin;
   MatAIJHybridPackageInitialized = PETSC_FALSE;
   PetscCall(AIJHybridThreadsFinalize());
+  PetscCall(VecHybridStandardFinalize());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /*@C
-  MatAIJHybridInitializePackage - Registers `MATSEQAIJHYBRID`, `MATMPIAIJHYBRID` and the root name
-  `MATAIJHYBRID`, and the log events of the package. Idempotent; called by the `-dll_append` hook
+  MatAIJHybridInitializePackage - Registers the types of the package: `MATSEQAIJHYBRID`,
+  `MATMPIAIJHYBRID` and the root name `MATAIJHYBRID`, the vector types `VECHYBRID`, `VECSEQHYBRID`
+  and `VECMPIHYBRID` (and `-vec_hybrid_standard`), and the log events of the package. Idempotent; called by the `-dll_append` hook
   and by `import petsc_aijhybrid`, and by applications that link the library.
 
   Not Collective
@@ -43,7 +46,8 @@ PetscErrorCode MatAIJHybridFinalizePackage(void)
 @*/
 PetscErrorCode MatAIJHybridInitializePackage(void)
 {
-  int initialized;
+  int       initialized;
+  PetscBool standard = PETSC_FALSE;
 
   PetscFunctionBegin;
   if (MatAIJHybridPackageInitialized) PetscFunctionReturn(PETSC_SUCCESS);
@@ -52,6 +56,12 @@ PetscErrorCode MatAIJHybridInitializePackage(void)
   PetscCall(MatRegister(MATSEQAIJHYBRID, MatCreate_SeqAIJHybrid));
   PetscCall(MatRegister(MATMPIAIJHYBRID, MatCreate_MPIAIJHybrid));
   PetscCall(MatRegisterRootName(MATAIJHYBRID, MATSEQAIJHYBRID, MATMPIAIJHYBRID));
+  PetscCall(VecInitializePackage());
+  PetscCall(VecRegister(VECHYBRID, VecCreate_Hybrid));
+  PetscCall(VecRegister(VECSEQHYBRID, VecCreate_SeqHybrid));
+  PetscCall(VecRegister(VECMPIHYBRID, VecCreate_MPIHybrid));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-vec_hybrid_standard", &standard, NULL));
+  if (standard) PetscCall(VecHybridSetStandard(PETSC_TRUE));
   PetscCall(PetscLogEventRegister("AIJHybPartition", MAT_CLASSID, &MATAIJHYBRID_Partition));
   PetscCall(PetscLogEventRegister("AIJHybHaloBegin", MAT_CLASSID, &MATAIJHYBRID_HaloBegin));
   PetscCall(PetscLogEventRegister("AIJHybHaloEnd", MAT_CLASSID, &MATAIJHYBRID_HaloEnd));

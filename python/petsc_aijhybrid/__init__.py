@@ -1,7 +1,9 @@
-"""petsc-aijhybrid for petsc4py: ``import petsc_aijhybrid`` registers the ``aijhybrid`` matrix type.
+"""petsc-aijhybrid for petsc4py: ``import petsc_aijhybrid`` registers the ``aijhybrid`` matrix type
+and the ``hybrid`` vector type.
 
 After the import, ``A.setType('aijhybrid')``, ``-mat_type aijhybrid`` (through ``PETSc.Options()``
-and ``A.setFromOptions()``) and ``-dm_mat_type aijhybrid`` work in the running petsc4py.
+and ``A.setFromOptions()``) and ``-dm_mat_type aijhybrid`` work in the running petsc4py, and so do
+``v.setType('hybrid')``, ``-vec_type hybrid`` and ``-dm_vec_type hybrid`` (see ``petsc_aijhybrid.vec``).
 
 The shared library is found, in order, from the environment variable ``AIJHYBRID_LIB``, the path
 recorded by ``make install``, and the source tree's ``build/lib``.
@@ -39,12 +41,21 @@ from .api import (
     set_task_share,
 )
 
+from .vec import VEC_TYPES, create_vec, get_standard, get_threshold, set_partition, set_standard, set_threshold
+
 __version__ = "0.1.0"
 
 load()
 
 __all__ = [
     "MODES",
+    "VEC_TYPES",
+    "create_vec",
+    "get_standard",
+    "get_threshold",
+    "set_partition",
+    "set_standard",
+    "set_threshold",
     "Exchange",
     "PARTITION_TYPES",
     "get_diffusion",

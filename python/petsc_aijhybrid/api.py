@@ -3,6 +3,7 @@
 import ctypes
 
 from . import _loader
+from . import vec as _vec
 
 PARTITION_TYPES = ("rows", "nnz", "diffusion", "optimal")
 MODES = ("auto", "vector", "task")
@@ -38,11 +39,16 @@ def _mat(A):
 
 
 def set_num_threads(A, nthreads):
-    """Threads per rank for the products of A (None: what OpenMP gives the process)."""
+    """Threads per rank for the products of the matrix A, or the operations of the hybrid vector A
+    (None: the default, what OpenMP gives the process)."""
+    if _vec.is_vec(A):
+        return _vec.vec_set_num_threads(A, nthreads)
     _call("MatAIJHybridSetNumThreads", _mat(A), _int_type()(-2 if nthreads is None else int(nthreads)))
 
 
 def get_num_threads(A):
+    if _vec.is_vec(A):
+        return _vec.vec_get_num_threads(A)
     n = _int_type()()
     _call("MatAIJHybridGetNumThreads", _mat(A), ctypes.byref(n))
     return n.value
@@ -96,11 +102,16 @@ def get_diffusion(A):
 
 
 def set_first_touch(A, flag):
-    """Multiply copies of the blocks first touched by the threads that read them (NUMA placement)."""
+    """Multiply copies of the blocks first touched by the threads that read them (NUMA placement);
+    for a hybrid vector: each thread first writes its own entries."""
+    if _vec.is_vec(A):
+        return _vec.vec_set_first_touch(A, flag)
     _call("MatAIJHybridSetFirstTouch", _mat(A), ctypes.c_int(1 if flag else 0))
 
 
 def get_first_touch(A):
+    if _vec.is_vec(A):
+        return _vec.vec_get_first_touch(A)
     f = ctypes.c_int()
     _call("MatAIJHybridGetFirstTouch", _mat(A), ctypes.byref(f))
     return bool(f.value)
@@ -185,7 +196,10 @@ def get_partition_info(A):
 
 
 def get_partition(A):
-    """List of nthreads+1 local row bounds of the diagonal-block thread partition."""
+    """List of nthreads+1 local row bounds of the diagonal-block thread partition (of a hybrid vector:
+    the bounds of the entries of its threads)."""
+    if _vec.is_vec(A):
+        return _vec.vec_get_partition(A)
     I = _int_type()
     n = I()
     ptr = ctypes.POINTER(I)()

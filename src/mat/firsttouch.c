@@ -209,16 +209,41 @@ static PetscErrorCode CreateVec(Mat A, PetscLayout map, Vec *v)
 }
 
 /*
-  MatCreateVecs_AIJHybrid - with first touch on and the standard CPU vector type, vectors whose
-  owned entries are first written by the threads of the row partition; otherwise what AIJ gives
+  MatCreateVecs_AIJHybrid - VECHYBRID vectors (the default vector type of aijhybrid matrices) with the
+  matrix's threads, each thread on the entries of the rows it multiplies (the vector-mode partition of
+  the diagonal block, once the matrix is assembled; equal parts before), first touched by that thread
+  where first touch is on (the matrix's or the vectors' option). Other vector types: with the
+  matrix's first touch on and the standard CPU type, standard vectors first touched by the threads of
+  the row partition; otherwise what AIJ gives.
 */
 PetscErrorCode MatCreateVecs_AIJHybrid(Mat A, Vec *right, Vec *left)
 {
   Mat_AIJHybrid *ctx;
-  PetscBool      standard;
+  PetscBool      standard, hybrid;
 
   PetscFunctionBegin;
   PetscCall(MatAIJHybridGetContext(A, &ctx));
+  PetscCall(PetscStrbeginswith(A->defaultvectype, VECHYBRID, &hybrid));
+  if (!hybrid) PetscCall(PetscStrcmp(A->defaultvectype, VECSEQHYBRID, &hybrid));
+  if (!hybrid) PetscCall(PetscStrcmp(A->defaultvectype, VECMPIHYBRID, &hybrid));
+  if (hybrid) {
+    AIJHybridPartParams params;
+    const PetscInt     *rows;
+
+    PetscCall(MatAIJHybridContextCurrentParams(ctx, &params));
+    rows = ctx->diag.bounds && ctx->diag.params.nthreads == params.nthreads && ctx->diag.nrows == A->rmap->n ? ctx->diag.bounds : NULL;
+    if (right) {
+      PetscBool same;
+      PetscCall(PetscLayoutCompare(A->rmap, A->cmap, &same));
+      PetscCall(VecCreateHybridWithLayout(PetscObjectComm((PetscObject)A), A->cmap, params.nthreads, same ? rows : NULL, right));
+      if (ctx->first_touch) PetscCall(VecHybridSetFirstTouch(*right, PETSC_TRUE));
+    }
+    if (left) {
+      PetscCall(VecCreateHybridWithLayout(PetscObjectComm((PetscObject)A), A->rmap, params.nthreads, rows, left));
+      if (ctx->first_touch) PetscCall(VecHybridSetFirstTouch(*left, PETSC_TRUE));
+    }
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(PetscStrcmp(A->defaultvectype, VECSTANDARD, &standard));
   if (!standard) PetscCall(PetscStrcmp(A->defaultvectype, VECSEQ, &standard));
   if (!standard) PetscCall(PetscStrcmp(A->defaultvectype, VECMPI, &standard));

@@ -124,6 +124,7 @@ static PetscErrorCode MatAIJHybridStrip(Mat B)
 {
   Mat_AIJHybrid           *ctx;
   const AIJHybridTypeInfo *info;
+  PetscBool                hybrid;
 
   PetscFunctionBegin;
   PetscCall(MatAIJHybridGetContext(B, &ctx));
@@ -147,6 +148,8 @@ static PetscErrorCode MatAIJHybridStrip(Mat B)
   PetscCall(PetscObjectComposeFunction((PetscObject)B, info->from_base, NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_anytype_C", NULL));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, info->base));
+  PetscCall(PetscStrcmp(B->defaultvectype, VECHYBRID, &hybrid));
+  if (hybrid) PetscCall(MatSetVecType(B, VECSTANDARD));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -211,7 +214,7 @@ PetscErrorCode MatConvert_AIJ_AIJHybrid(Mat A, MatType type, MatReuse reuse, Mat
   Mat                      B = *newmat;
   Mat_AIJHybrid           *ctx;
   const AIJHybridTypeInfo *info;
-  PetscBool                mpi;
+  PetscBool                mpi, standard;
 
   PetscFunctionBegin;
   if (reuse == MAT_REUSE_MATRIX) {
@@ -242,6 +245,8 @@ PetscErrorCode MatConvert_AIJ_AIJHybrid(Mat A, MatType type, MatReuse reuse, Mat
   PetscCall(PetscObjectComposeFunction((PetscObject)B, info->from_base, MatConvert_AIJ_AIJHybrid));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_anytype_C", MatProductSetFromOptions_AIJHybrid_Anytype));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, info->type));
+  PetscCall(PetscStrcmp(B->defaultvectype, VECSTANDARD, &standard));
+  if (standard) PetscCall(MatSetVecType(B, VECHYBRID)); /* MatCreateVecs(): threaded vectors (unless the application chose a type) */
   if (B->assembled) PetscCall((*info->setup)(B));
   *newmat = B;
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -13,8 +13,10 @@
 */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "threads.h"
+#include <dirent.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static PetscMPIInt AIJHybridNodeKeyval    = MPI_KEYVAL_INVALID;
@@ -25,6 +27,24 @@ PetscInt AIJHybridNodeCores(void)
 {
   long n = sysconf(_SC_NPROCESSORS_ONLN);
   return n > 0 ? (PetscInt)n : 1;
+}
+
+/* NUMA domains of the node: the nodeN entries of /sys/devices/system/node, 1 where that cannot be read */
+PetscInt AIJHybridNumaDomains(void)
+{
+  static PetscInt domains = 0; /* 0: not looked at yet */
+  DIR            *dir;
+
+  if (domains) return domains;
+  domains = 0;
+  if ((dir = opendir("/sys/devices/system/node"))) {
+    struct dirent *e;
+    while ((e = readdir(dir)))
+      if (!strncmp(e->d_name, "node", 4) && e->d_name[4] >= '0' && e->d_name[4] <= '9') domains++;
+    closedir(dir);
+  }
+  if (!domains) domains = 1;
+  return domains;
 }
 
 /* CPUs this process may run on: what libgomp gives a process by default */

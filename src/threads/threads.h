@@ -33,6 +33,7 @@ static inline double omp_get_wtime(void)
 
 PETSC_INTERN PetscInt       AIJHybridDefaultNumThreads(void);
 PETSC_INTERN PetscInt       AIJHybridNodeCores(void);
+PETSC_INTERN PetscInt       AIJHybridNumaDomains(void);
 PETSC_INTERN PetscInt       AIJHybridRanksOnNode(void);
 PETSC_INTERN PetscErrorCode AIJHybridCountRanksOnNode(MPI_Comm);
 PETSC_INTERN PetscErrorCode AIJHybridCheckOversubscription(PetscObject, PetscInt);

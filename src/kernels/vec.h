@@ -1,0 +1,392 @@
+/*
+   Pure vector kernels on raw arrays, over a range of entries. They call nothing: safe on any thread.
+
+   Entry-wise maps (AIJHybridVecMapRange): each entry is computed from the same entries of the
+   inputs by a fixed formula, so a result does not depend on how the entries are split.
+
+   Sums (AIJHybridVecReduceBlock): the entries are cut into blocks of AIJHYBRID_VEC_BLOCK starting at
+   entry 0; a block is summed in a fixed order (AIJHYBRID_VEC_LANES interleaved partial sums, lane l
+   taking the entries l, l + LANES, ... of the block, combined pairwise at the end), and the caller
+   adds the block sums in block order. Which thread sums which block does not change a bit of the
+   result: the sums are the same for any thread count. The lanes let the compiler use SIMD registers
+   and keep several additions in flight (a single running sum is bound by the latency of one
+   addition per entry, below the memory bandwidth of one core).
+
+   Extremes (AIJHybridVecExtremeRange): max/min and the infinity norms, exact in any order; the
+   first entry wins ties, and NaN is handled as PETSc's sequential loops do (see each case).
+*/
+#ifndef AIJHYBRID_KERNELS_VEC_H
+#define AIJHYBRID_KERNELS_VEC_H
+
+#include <petscsys.h>
+
+#define AIJHYBRID_VEC_BLOCK 1024 /* entries of one block of a sum: fixed, results depend on it */
+#define AIJHYBRID_VEC_LANES 8    /* partial sums within a block */
+
+/* entry-wise maps: w = f(x, y, w, ...) for the entries [s, e) */
+typedef enum {
+  AIJHYBRID_VEC_SET,             /* w = a */
+  AIJHYBRID_VEC_SCALE,           /* w = a w */
+  AIJHYBRID_VEC_COPY,            /* w = x */
+  AIJHYBRID_VEC_SWAP,            /* w <-> v */
+  AIJHYBRID_VEC_AXPY,            /* w = w + a x */
+  AIJHYBRID_VEC_AYPX,            /* w = x + a w */
+  AIJHYBRID_VEC_AYPX_MINUS,      /* w = x - w (aypx with a = -1) */
+  AIJHYBRID_VEC_AXPBY,           /* w = a x + b w */
+  AIJHYBRID_VEC_AX,              /* w = a x (axpby with b = 0) */
+  AIJHYBRID_VEC_AXPBYPCZ,        /* w = a x + b y + c w */
+  AIJHYBRID_VEC_AXPBYPCZ_NOZ,    /* w = a x + b y (axpbypcz with c = 0: w's old values are not read) */
+  AIJHYBRID_VEC_WAXPY,           /* w = a x + y */
+  AIJHYBRID_VEC_WAXPY_PLUS,      /* w = x + y (waxpy with a = 1) */
+  AIJHYBRID_VEC_WAXPY_MINUS,     /* w = y - x (waxpy with a = -1) */
+  AIJHYBRID_VEC_MAXPY,           /* w = w + sum_j alpha[j] xs[j] */
+  AIJHYBRID_VEC_MAXPBY,          /* w = b w + sum_j alpha[j] xs[j] */
+  AIJHYBRID_VEC_MAXPBY_ZERO,     /* w = 0 + sum_j alpha[j] xs[j] (maxpby with b = 0: w's old values are not read) */
+  AIJHYBRID_VEC_SHIFT,           /* w = w + a */
+  AIJHYBRID_VEC_POINTWISE_MULT,  /* w = x .* y */
+  AIJHYBRID_VEC_POINTWISE_DIV,   /* w = x ./ y; where y is 0: 0 (PETSc >= 3.26: 1 where x is 0 too) */
+  AIJHYBRID_VEC_POINTWISE_MAX,   /* w = max(Re x, Re y) */
+  AIJHYBRID_VEC_POINTWISE_MIN,   /* w = min(Re x, Re y) */
+  AIJHYBRID_VEC_POINTWISE_MAXABS, /* w = max(|x|, |y|) */
+  AIJHYBRID_VEC_RECIPROCAL,      /* w = 1 / w where w is not 0 (PETSc >= 3.19: zeros become +0) */
+  AIJHYBRID_VEC_ABS,             /* w = |w| */
+  AIJHYBRID_VEC_CONJUGATE        /* w = conj(w) */
+} AIJHybridVecMapOp;
+
+typedef struct {
+  AIJHybridVecMapOp         op;
+  PetscScalar               a, b, c;
+  const PetscScalar        *x, *y; /* inputs (may alias w) */
+  PetscScalar              *w, *v; /* output; v: the second vector of a swap */
+  PetscInt                  nv;    /* maxpy, maxpby: the vectors xs[0..nv-1] with coefficients alpha[] */
+  const PetscScalar        *alpha;
+  const PetscScalar *const *xs;
+} AIJHybridVecMapArgs;
+
+/* sums: out[0..nout-1] = the sums of one block, nout given by AIJHybridVecReduceCount() */
+typedef enum {
+  AIJHYBRID_VEC_DOT,      /* sum x conj(y) */
+  AIJHYBRID_VEC_TDOT,     /* sum x y */
+  AIJHYBRID_VEC_MDOT,     /* sum x conj(ys[j]), j < nv */
+  AIJHYBRID_VEC_MTDOT,    /* sum x ys[j], j < nv */
+  AIJHYBRID_VEC_NORM1,    /* sum |x| */
+  AIJHYBRID_VEC_SUMSQ,    /* sum |x|^2 */
+  AIJHYBRID_VEC_NORM1SQ,  /* sum |x|, sum |x|^2 */
+  AIJHYBRID_VEC_DOTNORM2, /* sum x conj(y), sum |y|^2 */
+  AIJHYBRID_VEC_SUM       /* sum x */
+} AIJHybridVecReduceOp;
+
+typedef struct {
+  AIJHybridVecReduceOp      op;
+  const PetscScalar        *x, *y;
+  PetscInt                  nv;
+  const PetscScalar *const *ys;
+} AIJHybridVecReduceArgs;
+
+/* extremes over [s, e): a value and the local index of the entry that has it */
+typedef enum {
+  AIJHYBRID_VEC_NORMINF, /* max |x|, starting from 0; a NaN ends the scan and is the result (index unused) */
+  AIJHYBRID_VEC_MAX,     /* max Re x, the first index of it; NaN entries are passed over */
+  AIJHYBRID_VEC_MIN      /* min Re x, likewise */
+} AIJHybridVecExtremeOp;
+
+static inline PetscInt AIJHybridVecReduceCount(const AIJHybridVecReduceArgs *r)
+{
+  switch (r->op) {
+  case AIJHYBRID_VEC_MDOT:
+  case AIJHYBRID_VEC_MTDOT:
+    return r->nv;
+  case AIJHYBRID_VEC_NORM1SQ:
+  case AIJHYBRID_VEC_DOTNORM2:
+    return 2;
+  default:
+    return 1;
+  }
+}
+
+/* the lanes of a block summed pairwise: ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)) */
+static inline PetscScalar AIJHybridVecLanesSum(const PetscScalar l[AIJHYBRID_VEC_LANES])
+{
+  return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+}
+
+static inline PetscReal AIJHybridVecAbsSq(PetscScalar v)
+{
+#if defined(PETSC_USE_COMPLEX)
+  return PetscRealPart(v) * PetscRealPart(v) + PetscImaginaryPart(v) * PetscImaginaryPart(v);
+#else
+  return v * v;
+#endif
+}
+
+/*
+  The lane loop of a block of n entries: lane l accumulates term for i = l, l + LANES, ...; the last
+  n % LANES entries go to lanes 0, 1, ... in order; result is the pairwise sum of the lanes. term is
+  an expression in the index i (declared by the macro).
+*/
+#define AIJHYBRID_VEC_LANE_SUM(n, result, term) \
+  do { \
+    PetscScalar l_[AIJHYBRID_VEC_LANES] = {0, 0, 0, 0, 0, 0, 0, 0}; \
+    PetscInt    b_                      = 0; \
+    for (; b_ + AIJHYBRID_VEC_LANES <= (n); b_ += AIJHYBRID_VEC_LANES) \
+      for (PetscInt k_ = 0; k_ < AIJHYBRID_VEC_LANES; k_++) { \
+        const PetscInt i = b_ + k_; \
+        l_[k_] += (term); \
+      } \
+    for (PetscInt k_ = 0; b_ + k_ < (n); k_++) { \
+      const PetscInt i = b_ + k_; \
+      l_[k_] += (term); \
+    } \
+    (result) = AIJHybridVecLanesSum(l_); \
+  } while (0)
+
+/* the sums of the block [s, e) (at most AIJHYBRID_VEC_BLOCK entries) into out[] */
+static inline void AIJHybridVecReduceBlock(const AIJHybridVecReduceArgs *r, PetscInt s, PetscInt e, PetscScalar out[])
+{
+  const PetscInt     n = e - s;
+  const PetscScalar *x = r->x + s, *y = r->y ? r->y + s : NULL;
+
+  switch (r->op) {
+  case AIJHYBRID_VEC_DOT:
+    AIJHYBRID_VEC_LANE_SUM(n, out[0], x[i] * PetscConj(y[i]));
+    break;
+  case AIJHYBRID_VEC_TDOT:
+    AIJHYBRID_VEC_LANE_SUM(n, out[0], x[i] * y[i]);
+    break;
+  case AIJHYBRID_VEC_MDOT:
+    for (PetscInt j = 0; j < r->nv; j++) {
+      const PetscScalar *yj = r->ys[j] + s;
+      AIJHYBRID_VEC_LANE_SUM(n, out[j], x[i] * PetscConj(yj[i]));
+    }
+    break;
+  case AIJHYBRID_VEC_MTDOT:
+    for (PetscInt j = 0; j < r->nv; j++) {
+      const PetscScalar *yj = r->ys[j] + s;
+      AIJHYBRID_VEC_LANE_SUM(n, out[j], x[i] * yj[i]);
+    }
+    break;
+  case AIJHYBRID_VEC_NORM1:
+    AIJHYBRID_VEC_LANE_SUM(n, out[0], PetscAbsScalar(x[i]));
+    break;
+  case AIJHYBRID_VEC_SUMSQ:
+    AIJHYBRID_VEC_LANE_SUM(n, out[0], AIJHybridVecAbsSq(x[i]));
+    break;
+  case AIJHYBRID_VEC_NORM1SQ:
+    AIJHYBRID_VEC_LANE_SUM(n, out[0], PetscAbsScalar(x[i]));
+    AIJHYBRID_VEC_LANE_SUM(n, out[1], AIJHybridVecAbsSq(x[i]));
+    break;
+  case AIJHYBRID_VEC_DOTNORM2:
+    AIJHYBRID_VEC_LANE_SUM(n, out[0], x[i] * PetscConj(y[i]));
+    AIJHYBRID_VEC_LANE_SUM(n, out[1], AIJHybridVecAbsSq(y[i]));
+    break;
+  case AIJHYBRID_VEC_SUM:
+    AIJHYBRID_VEC_LANE_SUM(n, out[0], x[i]);
+    break;
+  }
+}
+
+/*
+  maxpy / maxpby over [s, e), in the order of PETSc's VecMAXPY_Seq() for each entry: first the nv % 4
+  leading vectors in one term, then groups of four, w + (((a0 x0 + a1 x1) + a2 x2) + a3 x3); for
+  maxpby w is first scaled by b (or set to 0). The range is walked in blocks so that w stays in cache.
+*/
+static inline void AIJHybridVecMAXPYRange(const AIJHybridVecMapArgs *m, PetscInt s, PetscInt e)
+{
+  PetscScalar *PETSC_RESTRICT w = m->w;
+  const PetscInt              r = m->nv & 3;
+
+  for (PetscInt bs = s; bs < e; bs += AIJHYBRID_VEC_BLOCK) {
+    const PetscInt be = PetscMin(e, bs + AIJHYBRID_VEC_BLOCK);
+
+    if (m->op == AIJHYBRID_VEC_MAXPBY) {
+      const PetscScalar b = m->b;
+      for (PetscInt i = bs; i < be; i++) w[i] *= b;
+    } else if (m->op == AIJHYBRID_VEC_MAXPBY_ZERO) {
+      for (PetscInt i = bs; i < be; i++) w[i] = 0.0;
+    }
+    if (r == 3) {
+      const PetscScalar                  a0 = m->alpha[0], a1 = m->alpha[1], a2 = m->alpha[2];
+      const PetscScalar *PETSC_RESTRICT x0 = m->xs[0], *PETSC_RESTRICT x1 = m->xs[1], *PETSC_RESTRICT x2 = m->xs[2];
+      for (PetscInt i = bs; i < be; i++) w[i] += a0 * x0[i] + a1 * x1[i] + a2 * x2[i];
+    } else if (r == 2) {
+      const PetscScalar                  a0 = m->alpha[0], a1 = m->alpha[1];
+      const PetscScalar *PETSC_RESTRICT x0 = m->xs[0], *PETSC_RESTRICT x1 = m->xs[1];
+      for (PetscInt i = bs; i < be; i++) w[i] += a0 * x0[i] + a1 * x1[i];
+    } else if (r == 1) {
+      const PetscScalar                  a0 = m->alpha[0];
+      const PetscScalar *PETSC_RESTRICT x0 = m->xs[0];
+      for (PetscInt i = bs; i < be; i++) w[i] += a0 * x0[i];
+    }
+    for (PetscInt j = r; j < m->nv; j += 4) {
+      const PetscScalar                  a0 = m->alpha[j], a1 = m->alpha[j + 1], a2 = m->alpha[j + 2], a3 = m->alpha[j + 3];
+      const PetscScalar *PETSC_RESTRICT x0 = m->xs[j], *PETSC_RESTRICT x1 = m->xs[j + 1], *PETSC_RESTRICT x2 = m->xs[j + 2], *PETSC_RESTRICT x3 = m->xs[j + 3];
+      for (PetscInt i = bs; i < be; i++) w[i] += a0 * x0[i] + a1 * x1[i] + a2 * x2[i] + a3 * x3[i];
+    }
+  }
+}
+
+/* the map of the entries [s, e) */
+static inline void AIJHybridVecMapRange(const AIJHybridVecMapArgs *m, PetscInt s, PetscInt e)
+{
+  const PetscScalar  a = m->a, b = m->b, c = m->c;
+  const PetscScalar *x = m->x, *y = m->y;
+  PetscScalar       *w = m->w;
+
+  switch (m->op) {
+  case AIJHYBRID_VEC_SET:
+    for (PetscInt i = s; i < e; i++) w[i] = a;
+    break;
+  case AIJHYBRID_VEC_SCALE:
+    for (PetscInt i = s; i < e; i++) w[i] *= a;
+    break;
+  case AIJHYBRID_VEC_COPY:
+    if (e > s) memcpy(w + s, x + s, sizeof(PetscScalar) * (size_t)(e - s));
+    break;
+  case AIJHYBRID_VEC_SWAP:
+    for (PetscInt i = s; i < e; i++) {
+      const PetscScalar t = w[i];
+      w[i]                = m->v[i];
+      m->v[i]             = t;
+    }
+    break;
+  case AIJHYBRID_VEC_AXPY:
+    for (PetscInt i = s; i < e; i++) w[i] += a * x[i];
+    break;
+  case AIJHYBRID_VEC_AYPX:
+    for (PetscInt i = s; i < e; i++) w[i] = x[i] + a * w[i];
+    break;
+  case AIJHYBRID_VEC_AYPX_MINUS:
+    for (PetscInt i = s; i < e; i++) w[i] = x[i] - w[i];
+    break;
+  case AIJHYBRID_VEC_AXPBY:
+    for (PetscInt i = s; i < e; i++) w[i] = a * x[i] + b * w[i];
+    break;
+  case AIJHYBRID_VEC_AX:
+    for (PetscInt i = s; i < e; i++) w[i] = a * x[i];
+    break;
+  case AIJHYBRID_VEC_AXPBYPCZ:
+    for (PetscInt i = s; i < e; i++) w[i] = a * x[i] + b * y[i] + c * w[i];
+    break;
+  case AIJHYBRID_VEC_AXPBYPCZ_NOZ:
+    for (PetscInt i = s; i < e; i++) w[i] = a * x[i] + b * y[i];
+    break;
+  case AIJHYBRID_VEC_WAXPY:
+    for (PetscInt i = s; i < e; i++) w[i] = a * x[i] + y[i];
+    break;
+  case AIJHYBRID_VEC_WAXPY_PLUS:
+    for (PetscInt i = s; i < e; i++) w[i] = x[i] + y[i];
+    break;
+  case AIJHYBRID_VEC_WAXPY_MINUS:
+    for (PetscInt i = s; i < e; i++) w[i] = y[i] - x[i];
+    break;
+  case AIJHYBRID_VEC_MAXPY:
+  case AIJHYBRID_VEC_MAXPBY:
+  case AIJHYBRID_VEC_MAXPBY_ZERO:
+    AIJHybridVecMAXPYRange(m, s, e);
+    break;
+  case AIJHYBRID_VEC_SHIFT:
+    for (PetscInt i = s; i < e; i++) w[i] += a;
+    break;
+  case AIJHYBRID_VEC_POINTWISE_MULT:
+    for (PetscInt i = s; i < e; i++) w[i] = x[i] * y[i];
+    break;
+  case AIJHYBRID_VEC_POINTWISE_DIV:
+#if PETSC_VERSION_LT(3, 26, 0)
+    for (PetscInt i = s; i < e; i++) w[i] = y[i] != (PetscScalar)0.0 ? x[i] / y[i] : (PetscScalar)0.0;
+#else
+    for (PetscInt i = s; i < e; i++) w[i] = y[i] == (PetscScalar)0.0 ? (x[i] == (PetscScalar)0.0 ? (PetscScalar)1.0 : (PetscScalar)0.0) : x[i] / y[i];
+#endif
+    break;
+  case AIJHYBRID_VEC_POINTWISE_MAX:
+    for (PetscInt i = s; i < e; i++) w[i] = PetscMax(PetscRealPart(x[i]), PetscRealPart(y[i]));
+    break;
+  case AIJHYBRID_VEC_POINTWISE_MIN:
+    for (PetscInt i = s; i < e; i++) w[i] = PetscMin(PetscRealPart(x[i]), PetscRealPart(y[i]));
+    break;
+  case AIJHYBRID_VEC_POINTWISE_MAXABS:
+    for (PetscInt i = s; i < e; i++) w[i] = PetscMax(PetscAbsScalar(x[i]), PetscAbsScalar(y[i]));
+    break;
+  case AIJHYBRID_VEC_RECIPROCAL:
+#if PETSC_VERSION_LT(3, 19, 0)
+    for (PetscInt i = s; i < e; i++)
+      if (w[i] != (PetscScalar)0.0) w[i] = (PetscScalar)1.0 / w[i];
+#else
+    for (PetscInt i = s; i < e; i++) w[i] = w[i] == (PetscScalar)0.0 ? (PetscScalar)0.0 : (PetscScalar)1.0 / w[i];
+#endif
+    break;
+  case AIJHYBRID_VEC_ABS:
+    for (PetscInt i = s; i < e; i++) w[i] = PetscAbsScalar(w[i]);
+    break;
+  case AIJHYBRID_VEC_CONJUGATE:
+    for (PetscInt i = s; i < e; i++) w[i] = PetscConj(w[i]);
+    break;
+  }
+}
+
+/*
+  The extreme of [s, e) into *val and *idx (an index in [s, e); -1 if MAX/MIN found no entry that is
+  not NaN). Ranges combined in order with AIJHybridVecExtremeCombine() give the result of one scan
+  over their union, as PETSc's loops scan: for MAX/MIN the caller applies PETSc's rule for a NaN in
+  the first entry (VecMax_Seq() starts from it and nothing replaces a NaN).
+*/
+static inline void AIJHybridVecExtremeRange(AIJHybridVecExtremeOp op, const PetscScalar *xa, PetscInt s, PetscInt e, PetscReal *val, PetscInt *idx)
+{
+  PetscReal v = 0.0;
+  PetscInt  k = -1;
+
+  switch (op) {
+  case AIJHYBRID_VEC_NORMINF:
+    for (PetscInt i = s; i < e; i++) {
+      const PetscReal t = PetscAbsScalar(xa[i]);
+      if (t > v) v = t;
+      if (t != t) {
+        v = t;
+        break;
+      }
+    }
+    break;
+  case AIJHYBRID_VEC_MAX:
+    for (PetscInt i = s; i < e; i++) {
+      const PetscReal t = PetscRealPart(xa[i]);
+      if (t != t) continue;
+      if (k < 0 || t > v) {
+        v = t;
+        k = i;
+      }
+    }
+    break;
+  case AIJHYBRID_VEC_MIN:
+    for (PetscInt i = s; i < e; i++) {
+      const PetscReal t = PetscRealPart(xa[i]);
+      if (t != t) continue;
+      if (k < 0 || t < v) {
+        v = t;
+        k = i;
+      }
+    }
+    break;
+  }
+  *val = v;
+  *idx = k;
+}
+
+/* fold the result (v, k) of the next range into (*val, *idx), the result of the ranges before it */
+static inline void AIJHybridVecExtremeCombine(AIJHybridVecExtremeOp op, PetscReal *val, PetscInt *idx, PetscReal v, PetscInt k)
+{
+  switch (op) {
+  case AIJHYBRID_VEC_NORMINF:
+    if (*val != *val) return; /* a NaN ended the scan */
+    if (v != v || v > *val) *val = v;
+    break;
+  case AIJHYBRID_VEC_MAX:
+  case AIJHYBRID_VEC_MIN:
+    if (k < 0) return;
+    if (*idx < 0 || (op == AIJHYBRID_VEC_MAX ? v > *val : v < *val)) {
+      *val = v;
+      *idx = k;
+    }
+    break;
+  }
+}
+
+#endif
