@@ -231,6 +231,13 @@ PetscErrorCode MatCreateVecs_AIJHybrid(Mat A, Vec *right, Vec *left)
     const PetscInt     *rows;
 
     PetscCall(MatAIJHybridContextCurrentParams(ctx, &params));
+    if (A->assembled) { /* the partition of the products to come (the thread count may have changed since the last) */
+      Mat       Ad = A;
+      PetscBool mpi;
+      PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIAIJHYBRID, &mpi));
+      if (mpi) PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, NULL, NULL));
+      PetscCall(MatAIJHybridRowPartUpdate(&ctx->diag, A, Ad, PETSC_FALSE, &params));
+    }
     rows = ctx->diag.bounds && ctx->diag.params.nthreads == params.nthreads && ctx->diag.nrows == A->rmap->n ? ctx->diag.bounds : NULL;
     if (right) {
       PetscBool same;

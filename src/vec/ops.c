@@ -295,13 +295,16 @@ static PetscErrorCode VecSum_Hybrid(Vec x, PetscScalar *sum)
 
 /* ---- entry-wise operations ------------------------------------------------------------------- */
 
-/* run the map args over the entries of w (args->w is w's array, read and written) */
-static PetscErrorCode VecHybridMap(Vec w, AIJHybridVecMapArgs *args, Vec x, Vec y, PetscBool read_w, PetscLogDouble flops_per_entry)
+/*
+  run the map args over the entries of w (args->w is w's array, read and written) on the threads of
+  v, the vector whose operation runs (w, except for VecCopy(), which PETSc calls on its source)
+*/
+static PetscErrorCode VecHybridMapOn(Vec v, Vec w, AIJHybridVecMapArgs *args, Vec x, Vec y, PetscBool read_w, PetscLogDouble flops_per_entry)
 {
   VecHybridRun run;
 
   PetscFunctionBegin;
-  PetscCall(VecHybridGetRun(w, &run));
+  PetscCall(VecHybridGetRun(v, &run));
   if (x && x != w) PetscCall(VecGetArrayRead(x, &args->x));
   if (y && y != w && y != x) PetscCall(VecGetArrayRead(y, &args->y));
   if (read_w) PetscCall(VecGetArray(w, &args->w));
@@ -315,6 +318,13 @@ static PetscErrorCode VecHybridMap(Vec w, AIJHybridVecMapArgs *args, Vec x, Vec 
   if (y && y != w && y != x) PetscCall(VecRestoreArrayRead(y, &args->y));
   if (x && x != w) PetscCall(VecRestoreArrayRead(x, &args->x));
   if (flops_per_entry > 0) PetscCall(PetscLogFlops(flops_per_entry * run.n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode VecHybridMap(Vec w, AIJHybridVecMapArgs *args, Vec x, Vec y, PetscBool read_w, PetscLogDouble flops_per_entry)
+{
+  PetscFunctionBegin;
+  PetscCall(VecHybridMapOn(w, w, args, x, y, read_w, flops_per_entry));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -350,7 +360,7 @@ static PetscErrorCode VecCopy_Hybrid(Vec x, Vec y)
   AIJHybridVecMapArgs m = {.op = AIJHYBRID_VEC_COPY};
 
   PetscFunctionBegin;
-  if (x != y) PetscCall(VecHybridMap(y, &m, x, NULL, PETSC_FALSE, 0));
+  if (x != y) PetscCall(VecHybridMapOn(x, y, &m, x, NULL, PETSC_FALSE, 0)); /* on the threads of x, whose operation this is */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

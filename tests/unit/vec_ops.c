@@ -115,6 +115,7 @@ static PetscBool Close(PetscScalar a, PetscScalar b, PetscReal scale)
 /* the vectors of one configuration: four of each kind (x, y, z, w) and NV for mdot/maxpy */
 typedef struct {
   Vec s[4], h[4], sv[NV], hv[NV];
+  Vec m[4]; /* standard vectors that a hybrid one operates with (mixed types) */
 } TestVecs;
 
 static PetscErrorCode MakeVec(PetscInt n, PetscBool hybrid, const Config *c, Vec *v)
@@ -136,6 +137,7 @@ static PetscErrorCode Reset(TestVecs *V, const Config *c)
   for (PetscInt k = 0; k < 4; k++) {
     PetscCall(SetValues(V->s[k], k, c->special));
     PetscCall(SetValues(V->h[k], k, c->special));
+    PetscCall(SetValues(V->m[k], k, c->special));
   }
   for (PetscInt k = 0; k < NV; k++) {
     PetscCall(SetValues(V->sv[k], 10 + k, c->special));
@@ -181,6 +183,22 @@ static PetscReal DotScale(Vec x, Vec y)
     GCHECK(f1 - f0 == f2 - f1, "%s: %g flops with the standard vectors, %g with the hybrid ones", desc, (double)(f1 - f0), (double)(f2 - f1)); \
     for (PetscInt k_ = 0; k_ < 4; k_++) GCHECK(SameArrays(V.s[k_], V.h[k_]), "%s: vector %d differs from the standard vectors'", desc, (int)k_); \
     for (PetscInt k_ = 0; k_ < NV; k_++) GCHECK(SameArrays(V.sv[k_], V.hv[k_]), "%s: vector list %d differs", desc, (int)k_); \
+  } while (0)
+
+/*
+  An operation of a hybrid vector (h[d]) with standard vectors (m[k], k != d) as its other
+  arguments against the same operation on standard vectors only: the same values everywhere
+*/
+#define MIXED(desc, d, call_s, call_m) \
+  do { \
+    PetscErrorCode es, em; \
+    PetscCall(Reset(&V, c)); \
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL)); \
+    es = (call_s); \
+    em = (call_m); \
+    PetscCall(PetscPopErrorHandler()); \
+    GCHECK(!es && !em, "%s (mixed types): errors %d and %d", desc, (int)es, (int)em); \
+    for (PetscInt k_ = 0; k_ < 4; k_++) GCHECK(SameArrays(V.s[k_], k_ == (d) ? V.h[k_] : V.m[k_]), "%s (mixed types): vector %d differs", desc, (int)k_); \
   } while (0)
 
 /* results of the sums of one configuration, to compare across thread counts and thresholds */
@@ -316,7 +334,7 @@ static PetscErrorCode CheckSums(TestVecs *Vp, const Config *c, Sums *sums)
 static PetscErrorCode CheckEntrywise(TestVecs *Vp, const Config *c)
 {
   TestVecs              V = *Vp;
-  Vec              *s = V.s, *h = V.h;
+  Vec              *s = V.s, *h = V.h, *m = V.m;
   const PetscScalar coef[] = {0.0, 1.0, -1.0, 2.5};
   const PetscInt    ncoef  = 4;
   PetscScalar       alpha[NV];
@@ -388,6 +406,20 @@ static PetscErrorCode CheckEntrywise(TestVecs *Vp, const Config *c)
     alpha[1] = -2.0;
     ENTRYWISE("maxpy y among x", VecMAXPY(s[1], 2, alpha, sx), VecMAXPY(h[1], 2, alpha, hx));
   }
+  /* a hybrid vector's operation with standard vectors as the other arguments (PETSc dispatches on one argument) */
+  MIXED("copy", 0, VecCopy(s[0], s[1]), VecCopy(h[0], m[1]));
+  MIXED("swap", 0, VecSwap(s[0], s[1]), VecSwap(h[0], m[1]));
+  MIXED("axpy", 1, VecAXPY(s[1], 2.5, s[0]), VecAXPY(h[1], 2.5, m[0]));
+  MIXED("waxpy", 3, VecWAXPY(s[3], 2.5, s[0], s[1]), VecWAXPY(h[3], 2.5, m[0], m[1]));
+  MIXED("axpbypcz", 2, VecAXPBYPCZ(s[2], 2.0, 3.0, 4.0, s[0], s[1]), VecAXPBYPCZ(h[2], 2.0, 3.0, 4.0, m[0], m[1]));
+  MIXED("pointwise mult", 3, VecPointwiseMult(s[3], s[0], s[1]), VecPointwiseMult(h[3], m[0], m[1]));
+  {
+    PetscScalar a, b;
+    PetscCall(Reset(&V, c));
+    PetscCall(VecDot(s[0], s[1], &a));
+    PetscCall(VecDot(h[0], m[1], &b));
+    GCHECK(Close(a, b, DotScale(s[0], s[1])), "dot (mixed types)");
+  }
   ENTRYWISE("axpbypcz z among x y", VecAXPBYPCZ(s[0], 1.0, 2.0, 3.0, s[0], s[1]), VecAXPBYPCZ(h[0], 1.0, 2.0, 3.0, h[0], h[1]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -450,6 +482,7 @@ int main(int argc, char **argv)
             for (PetscInt k = 0; k < 4; k++) {
               PetscCall(MakeVec(n, PETSC_FALSE, &c, &V.s[k]));
               PetscCall(MakeVec(n, PETSC_TRUE, &c, &V.h[k]));
+              PetscCall(MakeVec(n, PETSC_FALSE, &c, &V.m[k]));
             }
             for (PetscInt k = 0; k < NV; k++) {
               PetscCall(MakeVec(n, PETSC_FALSE, &c, &V.sv[k]));
@@ -463,6 +496,7 @@ int main(int argc, char **argv)
             for (PetscInt k = 0; k < 4; k++) {
               PetscCall(VecDestroy(&V.s[k]));
               PetscCall(VecDestroy(&V.h[k]));
+              PetscCall(VecDestroy(&V.m[k]));
             }
             for (PetscInt k = 0; k < NV; k++) {
               PetscCall(VecDestroy(&V.sv[k]));
