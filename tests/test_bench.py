@@ -132,6 +132,32 @@ def test_smoke_results(smoke):
 
 
 @needs_build
+def test_smoke_solves_and_vector_operations(smoke):
+    """Whole solves (bench/solves.py): every (variant, vectors) combination of every method in every layout
+    it runs in, solved twice, PETSc's event times per solve; the vector operations of both types."""
+    _, rec, stdout = smoke
+    rows = rec["solves"]
+    seen = {(r["layout"], r["method"], r["variant"], r["vectors"]): r for r in rows}
+    for lay in ("1x1", "2x1", "1x2"):
+        for method in ("cg+jacobi", "cg+gamg"):
+            combos = [("aijhybrid:vector:nnz", "standard"), ("aijhybrid:vector:nnz", "hybrid")] + ([("aij", "standard")] if lay != "1x2" else [])
+            its = set()
+            for variant, vectors in combos:
+                r = seen[(lay, method, variant, vectors)]
+                assert r["status"] == "ok" and r["converged"] and r["solve_s"] > 0, r
+                ev = r["events_s"]
+                assert ev.get("MatMult", 0) > 0 and ev.get("PCApply", 0) > 0 and r["vec_s"] > 0, r
+                its.add(r["iterations"])
+            assert max(its) - min(its) <= 1, (lay, method, its)  # the same method: the sums differ in rounding only
+    assert seen[("1x2", "cg+jacobi", "aijhybrid:vector:nnz", "hybrid")]["ratio_vs_aij"] > 0
+    ops = {(r["layout"], r["op"]) for r in rec["vecops"] if r["status"] == "ok" and r["standard_s"] > 0 and r["hybrid_s"] > 0}
+    for lay in ("1x1", "2x1", "1x2"):
+        for op in ("dot", "norm2", "axpy", "axpbypcz", "mdot30", "maxpy30"):
+            assert (lay, op) in ops, (lay, op)
+    assert "Whole solves" in stdout and "Vector operations" in stdout
+
+
+@needs_build
 def test_smoke_plots(smoke):
     out, rec, _ = smoke
     assert len(rec["plots"]) == 6  # 2 matrices x (GF/s bars, strong scaling, threads per rank at 2 cores)

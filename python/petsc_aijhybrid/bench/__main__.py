@@ -17,7 +17,7 @@ import time
 
 from . import config as C
 from . import layout as L
-from . import machine, report, stream
+from . import machine, report, solves, stream
 
 SCHEMA = "petsc-aijhybrid-bench/1"
 
@@ -98,8 +98,14 @@ def replot(args):
     title = "%s on %s (%s cores, %s NUMA), PETSc %s, %s" % (record["config"]["name"], m["cpu_model"], m["cores"], m["numa_nodes"],
                                                            record["software"]["petsc_version"], record["date"][:10])
     print(report.table(results, title, baseline=baseline))
+    if record.get("solves"):
+        print()
+        print(solves.solves_table(record["solves"]))
+    if record.get("vecops"):
+        print()
+        print(solves.vecops_table(record["vecops"]))
     print()
-    print(report.targets_text(report.targets(results, baseline)))
+    print(report.targets_text(report.targets(results, baseline) + solves.solve_targets(record.get("solves") or [], record.get("vecops") or [])))
     if not args.no_plots:
         from . import plots
 
@@ -192,6 +198,7 @@ def main(argv=None):
         return 1
 
     results, stream_med = report.flatten(jobs, cfg["baseline"])
+    solve_rows, vec_rows = solves.flatten_solves(jobs), solves.flatten_vecops(jobs)
     record = {
         "schema": SCHEMA,
         "date": stamp,
@@ -213,6 +220,8 @@ def main(argv=None):
                   "cases": [{k: v for k, v in c.items() if k != "variants"} for c in j["cases"]]} for j in jobs],
         "baseline": cfg["baseline"],
         "results": results,
+        "solves": solve_rows,
+        "vecops": vec_rows,
         "raw_variants": [{"layout": j["layout"], "matrix": c["label"], "rows": c["rows"], "variants": c["variants"]} for j in jobs for c in j["cases"]],
         "failures": failures,
     }
@@ -228,8 +237,15 @@ def main(argv=None):
     print()
     print(report.legend(cfg["baseline"]))
     print("STREAM triad per layout: " + ", ".join("%s %.1f GB/s" % (l, v) for l, v in sorted(stream_med.items())))
-    record["targets"] = report.targets(results, cfg["baseline"])
+    if solve_rows:
+        print()
+        print(solves.solves_table(solve_rows))
+    if vec_rows:
+        print()
+        print(solves.vecops_table(vec_rows))
+    record["targets"] = report.targets(results, cfg["baseline"]) + solves.solve_targets(solve_rows, vec_rows)
     if record["targets"]:
+        print()
         print(report.targets_text(record["targets"]))
     pngs = []
     if not args.no_plots:

@@ -39,6 +39,12 @@ DEFAULTS = {
     # lists to restrict it to (null: all; a listed variant measured as equivalent to another is solved
     # through that one); "max_rows": skip larger matrices
     "solve": {"enabled": True, "ksp": "cg", "pc": "jacobi", "rtol": 1e-8, "max_it": 20000, "matrices": None, "variants": None, "max_rows": None},
+    # whole solves (bench/solves.py): methods (label, ksp, pc, options) x (variant, vector type) combinations,
+    # set up once, solved `rounds` times alternating; PETSc's event times per solve; None: DEFAULT_METHODS
+    "solves": {"enabled": False, "methods": None, "vectors": ["standard", "hybrid"], "rounds": 3, "rtol": 1e-8, "max_it": 5000,
+               "matrices": None, "variants": None},
+    # vector operations on `length`-entry vectors, standard and hybrid, once per layout job; ops: None for all of VEC_OPS
+    "vecops": {"enabled": False, "length": 1000000, "ops": None, "rounds": 5, "batch_seconds": 0.02, "threshold": None},
     "thread_times": True,  # record the measured per-thread times (petsc_aijhybrid.get_thread_times)
     "dedupe": True,  # skip aijhybrid variants that run the same code as an earlier one in this layout
     # "convert": generate aij once; aijhybrid = a copy converted in place, other types assembled from its CSR
@@ -184,6 +190,8 @@ def worker_spec(cfg, layout, cases, variants):
         "timing": cfg["timing"],
         "stream": cfg["stream"],
         "solve": cfg["solve"],
+        "solves": cfg["solves"],
+        "vecops": cfg["vecops"],
         "thread_times": cfg["thread_times"],
         "dedupe": cfg["dedupe"],
         "build": cfg["build"],

@@ -215,7 +215,7 @@ def targets(results, baseline="aij"):
 def targets_text(ts):
     if not ts:
         return ""
-    lines = ["Targets (issues 3 and 5; this run):"]
+    lines = ["Targets (issues 3, 5 and 11; this run):"]
     for t in ts:
         lines.append("  %-4s %-48s %-18s %-6s %6.2f (need %.2f)  %s" % ("met" if t["met"] else "MISS", t["target"], t["matrix"], t["layout"],
                                                                     t["value"], t["required"], t["detail"]))

@@ -476,6 +476,16 @@ def run_case(spec, case, matrices, stream_lib):
                 v.rec["solve"] = solve(v, b, spec["solve"])
             except Exception as e:
                 v.rec["solve"] = {"error": "%s: %s" % (type(e).__name__, e)}
+    svs = spec.get("solves") or {}
+    if svs.get("enabled") and (not svs.get("matrices") or case["label"] in svs["matrices"]):
+        from . import solves
+
+        log("%s rows=%d: whole solves" % (case["name"], M))
+        equivalents = {}
+        for u in variants:
+            if u.rec.get("equivalent_to"):
+                equivalents.setdefault(u.rec["equivalent_to"], []).append(u.label)
+        rec["solves"] = solves.measure_solves(PETSc, MPI, ph, comm, active, b, svs, log, equivalents)
     for v in active:
         for o in (v.A, v.x, v.y):
             o.destroy()
@@ -535,6 +545,13 @@ def main(argv=None):
     log("STREAM triad (%.0f MB per array per node)" % arr)
     out["stream"] = {"start": stream.measure(comm, args.stream_lib, T, arr * (1 << 20), st.get("repeats", 10))}
     log("STREAM triad %.1f GB/s" % out["stream"]["start"]["triad_GBps"])
+    if (spec.get("solves") or {}).get("enabled"):
+        PETSc.Log.begin()  # the event times of the solves come from PETSc's log
+    if (spec.get("vecops") or {}).get("enabled"):
+        from . import solves
+
+        log("vector operations")
+        out["vecops"] = solves.measure_vecops(PETSc, MPI, ph, comm, T, spec["vecops"], log)
     out["cases"] = []
     for case in spec["cases"]:
         out["cases"].append(run_case(spec, case, matrices, args.stream_lib))
