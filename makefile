@@ -129,7 +129,7 @@ test-flavours:
 
 test-harness: setup
 	@$(MAKE) --no-print-directory -C $(TOP) all
-	cd $(TOP) && $(PYTHON) tests/harness/harness.py --lib $(LIBNAME) --search 'ksp_ksp_tutorials-*' --json $(BUILD)/harness-ksp.json
+	cd $(TOP) && $(PYTHON) tests/harness/harness.py --lib $(LIBNAME) --search 'ksp_ksp_tutorials-*' --search 'snes_tutorials-*' --json $(BUILD)/harness-ksp-snes.json
 
 install: lib
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig

@@ -1,7 +1,8 @@
 """PETSc's own test harness with and without the aijhybrid plugin (tests/harness/harness.py).
 
-Each test runs harness.py over a selection of PETSc 3.18 KSP tutorials twice (baseline with
--mat_type aij, then -dll_append <lib> -mat_type aijhybrid) and requires no regression; one test
+Each test runs harness.py over a selection of PETSc 3.18 KSP and SNES tutorials twice (baseline with
+-mat_type aij, then -dll_append <lib> -mat_type aijhybrid -vec_type hybrid -dm_vec_type hybrid, the
+matrix and vector types of the plugin) and requires no regression; one test
 runs our own examples (examples/*.c) through the same harness and requires all of them to pass.
 The library is build/lib/libpetscaijhybrid.so, or $AIJHYBRID_LIB.  About 5-8 minutes in all on
 2 cores (the first run also copies the harness tree and compiles the tutorials).
@@ -21,6 +22,7 @@ PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.execu
 TIMEOUT = 1800
 
 T = "ksp_ksp_tutorials-"
+S = "snes_tutorials-"
 
 # Every pattern below matches tests of PETSc 3.18's src/ksp/ksp/tutorials.  Tests that fail
 # here already in the baseline (e.g. ex52_superlu_ilu, ex34_hyprestruct) or need packages this
@@ -37,6 +39,9 @@ SUBSETS = {
     # algebraic multigrid: GAMG (smoothed aggregation, classical), ML on 2D/3D elasticity, and
     # HMG (GAMG/BoomerAMG inner solvers, products with MAIJ interpolations)
     "amg": [T + "ex54_*", T + "ex55_*", T + "ex56_*", T + "ex4_*"],
+    # nonlinear solves: Newton with DMDA matrices and vectors (Bratu: multigrid, FAS, matrix-free
+    # Jacobians, NGMRES), the 1D and 2D examples
+    "snes": [S + "ex1_*", S + "ex2_*", S + "ex5_*"],
 }
 
 

@@ -378,9 +378,11 @@ static PetscErrorCode VecView_Hybrid(Vec v, PetscViewer viewer)
     loc[2] = -lo;
     loc[3] = hi;
     PetscCallMPI(MPI_Allreduce(loc, glob, 4, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)v)));
+    PetscCall(PetscViewerASCIIPushTab(viewer));
     if (glob[0] == -glob[1]) PetscCall(PetscViewerASCIIPrintf(viewer, "Hybrid vector: %" PetscInt_FMT " threads per rank%s\n", glob[0], ctx->standard ? " (threaded operations on a standard vector, -vec_hybrid_standard)" : ""));
     else PetscCall(PetscViewerASCIIPrintf(viewer, "Hybrid vector: %" PetscInt_FMT " to %" PetscInt_FMT " threads per rank%s\n", -glob[1], glob[0], ctx->standard ? " (threaded operations on a standard vector, -vec_hybrid_standard)" : ""));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  entries per thread: %" PetscInt_FMT " to %" PetscInt_FMT " (%s); threaded from a local length of %" PetscInt_FMT "; first touch %s\n", -glob[2], glob[3], ctx->bounds ? "the rows of the matrix's threads" : "equal parts", ctx->threshold, ctx->first_touch ? "on" : "off"));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "Hybrid vector: %" PetscInt_FMT " to %" PetscInt_FMT " entries per thread (%s), threaded from a local length of %" PetscInt_FMT ", first touch %s\n", -glob[2], glob[3], ctx->bounds ? "the rows of the matrix's threads" : "equal parts", ctx->threshold, ctx->first_touch ? "on" : "off"));
+    PetscCall(PetscViewerASCIIPopTab(viewer));
     if (format == PETSC_VIEWER_ASCII_INFO) PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall((*ctx->view)(v, viewer));
@@ -481,13 +483,16 @@ PetscErrorCode VecCreate_MPIHybrid(Vec v)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the root name: seqhybrid on one rank, mpihybrid otherwise (made here directly: in PETSc 3.18 a
+   nested VecSetType() would take a vector re-typed from mpihybrid to hybrid for one already made) */
 PetscErrorCode VecCreate_Hybrid(Vec v)
 {
   PetscMPIInt size;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)v), &size));
-  PetscCall(VecSetType(v, size > 1 ? VECMPIHYBRID : VECSEQHYBRID));
+  if (size > 1) PetscCall(VecCreate_MPIHybrid(v));
+  else PetscCall(VecCreate_SeqHybrid(v));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -4,14 +4,15 @@
 Two runs of PETSc's test harness (gmakefile.test) over the same selection of tests:
 
   baseline  EXTRA_OPTIONS='-mat_type aij -dm_mat_type aij'
-  plugin    EXTRA_OPTIONS='-dll_append <lib> -mat_type aijhybrid -dm_mat_type aijhybrid'
+  plugin    EXTRA_OPTIONS='-dll_append <lib> -mat_type aijhybrid -dm_mat_type aijhybrid
+                           -vec_type hybrid -dm_vec_type hybrid'   (--vectors standard: without the last two)
 
 A test is a plugin regression iff it passed in the baseline and did not pass in the
 plugin run, unless
   (a) every failing part of it is a diff that disappears once the plugin's type names are
-      mapped back (seqaijhybrid->seqaij, mpiaijhybrid->mpiaij, aijhybrid->aij) and the
-      plugin's own "AIJHybrid: ..." lines of ASCII_INFO matrix views (which -ksp_view prints)
-      are removed, and the harness's own diff command (petscdiff with the test's filters) is
+      mapped back (seqaijhybrid->seqaij, mpiaijhybrid->mpiaij, aijhybrid->aij, seqhybrid->seq,
+      mpihybrid->mpi) and the plugin's own "AIJHybrid: ..." lines of ASCII_INFO matrix views
+      (which -ksp_view prints) and "Hybrid vector: ..." lines of vector views are removed, and the harness's own diff command (petscdiff with the test's filters) is
       rerun: "type-name-only";
   (b) it is listed in tests/harness_exceptions.txt ("<testname> <reason...>").
 
@@ -54,11 +55,13 @@ EXAMPLES_PREFIX = EXAMPLES_RELDIR.replace(os.sep, '_')
 
 BASELINE_OPTIONS = '-mat_type aij -dm_mat_type aij'
 PLUGIN_OPTIONS = '-dll_append {lib} -mat_type aijhybrid -dm_mat_type aijhybrid'
+VECTOR_OPTIONS = {'hybrid': ' -vec_type hybrid -dm_vec_type hybrid', 'standard': ''}
 
-TYPE_NAME_SUBST = [('seqaijhybrid', 'seqaij'), ('mpiaijhybrid', 'mpiaij'), ('aijhybrid', 'aij')]
+TYPE_NAME_SUBST = [('seqaijhybrid', 'seqaij'), ('mpiaijhybrid', 'mpiaij'), ('aijhybrid', 'aij'),
+                   ('seqhybrid', 'seq'), ('mpihybrid', 'mpi')]
 # The lines the plugin adds to ASCII_INFO views of its matrices (documented in README.md: threads,
 # mode, partition, imbalance); -ksp_view prints matrices in that format, so they appear there too.
-PLUGIN_VIEW_LINE = re.compile(r'^[ \t]*AIJHybrid: .*\n', re.M)
+PLUGIN_VIEW_LINE = re.compile(r'^[ \t]*(AIJHybrid|Hybrid vector): .*\n', re.M)
 
 OK, FAIL, SKIP, TODO, MISSING = 'ok', 'not ok', 'skip', 'todo', 'missing'
 
@@ -614,6 +617,9 @@ def parse_args(argv):
                     help="EXTRA_OPTIONS for our examples (default none: they link the plugin and "
                          "choose their matrix types themselves; e.g. -mat_type aijhybrid would "
                          "override a test's own -mat_type aij)")
+    ap.add_argument('--vectors', choices=sorted(VECTOR_OPTIONS), default='hybrid',
+                    help='vector type of the plugin run: hybrid adds -vec_type hybrid -dm_vec_type hybrid '
+                         '(default %(default)s)')
     ap.add_argument('--baseline-only', action='store_true', help='run only the baseline (no plugin needed)')
     g = ap.add_mutually_exclusive_group()
     g.add_argument('--examples-only', action='store_true', help='run only our examples')
@@ -660,7 +666,7 @@ def main(argv=None):
     h = Harness(args, prefix)
     rundirs = RunDirs(h.srcdir)
     exceptions = read_exceptions(args.exceptions)
-    plugin_options = PLUGIN_OPTIONS.format(lib=args.lib)
+    plugin_options = PLUGIN_OPTIONS.format(lib=args.lib) + VECTOR_OPTIONS[args.vectors]
 
     tdir = {k: os.path.join(args.workdir, 'tests-' + k) for k in ('baseline', 'plugin', 'examples')}
     summary = {

@@ -85,6 +85,9 @@ def check_options():
     v.setSizes((None, 1000))
     v.setType("hybrid")
     assert v.getType() in HYBV
+    v.setType("hybrid")  # again: PETSc 3.18 makes the vector anew (3.26 keeps it): it must work either way
+    v.set(2.0)
+    assert v.getType() in HYBV and abs(v.sum() - 2000.0) < 1e-9 and v.duplicate().getType() == v.getType()
     opts["vec_type"] = "hybrid"
     opts["vec_hybrid_num_threads"] = 2
     opts["vec_hybrid_threshold"] = 123
