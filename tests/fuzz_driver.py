@@ -90,6 +90,22 @@ def strategies(ranks_allowed, options=frozenset()):
         }
     )
 
+    COEF = st.sampled_from((0.0, 1.0, -1.0, 2.5, -0.75))
+    VEC_OPS = ("axpy", "aypx", "axpby", "axpbypcz", "waxpy", "maxpy", "scale", "set", "shift", "pointwisemult", "pointwisedivide",
+               "reciprocal", "abs", "copy", "swap", "dot", "tdot", "norm1", "norm2", "norminf", "sum", "max", "min")
+    vec_op = st.fixed_dictionaries({"op": st.sampled_from(VEC_OPS), "a": COEF, "b": COEF, "c": COEF, "k": st.integers(1, 6)})
+
+    @st.composite
+    def vectors(draw):
+        """hybrid vectors (issue 11): a sequence of vector operations and maybe a GMRES solve"""
+        return {
+            "threads": draw(st.integers(1, 3)),
+            "threshold": draw(st.sampled_from((0, 20000))),
+            "special": draw(st.booleans()),  # NaN, Inf and zeros among the values
+            "ops": draw(st.lists(vec_op, min_size=1, max_size=8)),
+            "solve": draw(st.booleans()),
+        }
+
     @st.composite
     def case(draw):
         bs = draw(st.sampled_from((1, 2, 3)))
@@ -114,6 +130,7 @@ def strategies(ranks_allowed, options=frozenset()):
             "config": draw(config()),
             "alt": draw(config()),
             "reassembly": draw(st.lists(op, max_size=3)),
+            "vectors": draw(vectors()),
         }
         return d
 
@@ -185,7 +202,7 @@ class Pool:
     def __init__(self):
         self.workers = {}
         self.count = {}
-        self.stats = {"products": 0, "partitions": 0, "max_rel_err": 0.0, "reassembly_steps": 0}
+        self.stats = {"products": 0, "partitions": 0, "max_rel_err": 0.0, "reassembly_steps": 0, "vector_ops": 0, "solves": 0}
 
     def run(self, case):
         r = case["ranks"]
@@ -199,6 +216,8 @@ class Pool:
             self.stats["partitions"] += s["partitions"]
             self.stats["max_rel_err"] = max(self.stats["max_rel_err"], s["max_rel_err"])
             self.stats["reassembly_steps"] += len(case.get("reassembly", []))
+            self.stats["vector_ops"] += s.get("vector_ops", 0)
+            self.stats["solves"] += s.get("solves", 0)
         self.count[r] = self.count.get(r, 0) + 1
         return res
 
@@ -276,7 +295,7 @@ def main():
     finally:
         pool.close()
     el = time.time() - t0
-    print("fuzz: %d cases run (by ranks: %s) in %.0f s; %d products and %d partitions checked, %d reassembly steps, max relative error %.3g" % (n, dict(sorted(pool.count.items())), el, pool.stats["products"], pool.stats["partitions"], pool.stats["reassembly_steps"], pool.stats["max_rel_err"]))
+    print("fuzz: %d cases run (by ranks: %s) in %.0f s; %d products and %d partitions checked, %d reassembly steps, %d vector operations, %d solves, max relative error %.3g" % (n, dict(sorted(pool.count.items())), el, pool.stats["products"], pool.stats["partitions"], pool.stats["reassembly_steps"], pool.stats["vector_ops"], pool.stats["solves"], pool.stats["max_rel_err"]))
     if failure:
         print("fuzz: FAILURE (shrunk case):\n%s\n%s" % (json.dumps(failure["case"], sort_keys=True), failure["error"]))
         if args.save:

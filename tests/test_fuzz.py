@@ -38,6 +38,7 @@ def test_fuzz_quick_fixed_seed():
     assert pool.stats["products"] >= 18 * QUICK_EXAMPLES, pool.stats  # 6 variants x 3 configurations at least
     assert pool.stats["reassembly_steps"] > 0 and pool.stats["partitions"] > 0, pool.stats
     assert pool.stats["max_rel_err"] <= 1e-13, pool.stats
+    assert pool.stats["vector_ops"] > QUICK_EXAMPLES and pool.stats["solves"] > 0, pool.stats  # every case draws vector operations
 
 
 def test_corpus_covers_every_rank_count():

@@ -10,7 +10,13 @@
     nnz; optimal never worse than any other and not below the lower bound;
   - after each reassembly step (new nonzeros set by any rank with ADD_VALUES, new local nonzeros,
     changed values, MatZeroRows; with a diagonal, aij's reference is zeroed without one and the diagonal
-    then set, because of a PETSc bug: src/mat/zerorows.c) all of the above again.
+    then set, because of a PETSc bug: src/mat/zerorows.c) all of the above again;
+  - vectors (a case's 'vectors'): hybrid vectors from MatCreateVecs of aijhybrid and standard ones from
+    aij, the same values (NaN, Inf and zeros among them when drawn), the drawn sequence of operations
+    on both: every vector bitwise equal after each entry-wise operation, each sum within 1e-13 of the
+    standard one and bitwise equal to the same sum with 1 thread, max/min with the same index; and a
+    drawn GMRES + Jacobi solve (square matrices with a diagonal): the residual history bitwise the same
+    for the case's threads and 1 thread, the iterations those of aij with standard vectors.
 
 usage: fuzz.py --serve [PETSc options]   read one JSON case per line on stdin (rank 0), answer
                                           '@@CASE <json>' per case; 'quit' ends
@@ -181,6 +187,151 @@ def reassemble(A, op, d, reference=False):
         raise ValueError("unknown reassembly op %r" % kind)
 
 
+def vec_values(v, seed, special):
+    rs, re_ = v.getOwnershipRange()
+    g = np.random.default_rng(seed).standard_normal(v.getSize())
+    if C.COMPLEX:
+        g = g + 1j * np.random.default_rng(seed + C.IMAG_SEED).standard_normal(v.getSize())
+    if special and v.getSize() > 3:
+        g[1] = np.nan
+        g[v.getSize() // 2] = np.inf
+        g[:: 5] = 0.0
+    v.setArray(g[rs:re_].astype(PETSc.ScalarType))
+
+
+def c_axpbypcz(z, a, b, c, x, y):
+    """VecAXPBYPCZ (petsc4py 3.18 has no binding), through the plugin's handle on libpetsc"""
+    import ctypes
+
+    S = (ctypes.c_double * 2) if C.COMPLEX else ctypes.c_double
+    conv = (lambda t: S(complex(t).real, complex(t).imag)) if C.COMPLEX else S
+    err = ph._loader.lib().VecAXPBYPCZ(ctypes.c_void_p(z.handle), conv(a), conv(b), conv(c), ctypes.c_void_p(x.handle), ctypes.c_void_p(y.handle))
+    if err:
+        raise PETSc.Error(err)
+
+
+def vec_apply(o, V, extra):
+    """operation o on the vector set V = [x, y, z, w]; extra: more vectors for maxpy; a sum's value or None"""
+    x, y, z, w = V
+    a, b, c, op = o["a"], o["b"], o["c"], o["op"]
+    if op == "axpy":
+        y.axpy(a, x)
+    elif op == "aypx":
+        y.aypx(a, x)
+    elif op == "axpby":
+        y.axpby(a, b, x)
+    elif op == "axpbypcz":
+        c_axpbypcz(z, a, b, c, x, y)
+    elif op == "waxpy":
+        w.waxpy(a, x, y)
+    elif op == "maxpy":
+        y.maxpy([a + j for j in range(o["k"])], extra[: o["k"]])
+    elif op == "scale":
+        x.scale(a)
+    elif op == "set":
+        w.set(a)
+    elif op == "shift":
+        z.shift(a)
+    elif op == "pointwisemult":
+        w.pointwiseMult(x, y)
+    elif op == "pointwisedivide":
+        w.pointwiseDivide(x, y)
+    elif op == "reciprocal":
+        z.reciprocal()
+    elif op == "abs":
+        y.abs()
+    elif op == "copy":
+        x.copy(w)
+    elif op == "swap":
+        x.swap(z)
+    elif op == "dot":
+        return x.dot(y)
+    elif op == "tdot":
+        return x.tDot(y)
+    elif op == "norm1":
+        return x.norm(PETSc.NormType.NORM_1)
+    elif op == "norm2":
+        return y.norm(PETSc.NormType.NORM_2)
+    elif op == "norminf":
+        return z.norm(PETSc.NormType.INFINITY)
+    elif op == "sum":
+        return w.sum()
+    elif op == "max":
+        return x.max()
+    elif op == "min":
+        return y.min()
+    return None
+
+
+def same_sum(a, b, scale):
+    if isinstance(a, tuple):
+        return a[0] == b[0] and (a[1] == b[1] or (a[1] != a[1] and b[1] != b[1]))
+    if np.isnan(a) or np.isnan(b):
+        return bool(np.isnan(a) and np.isnan(b))
+    if np.isinf(a) or np.isinf(b):
+        return a == b
+    return abs(a - b) <= 1e-13 * scale
+
+
+def check_vectors(Aa, Ah, d, stats):
+    """the case's vector operations on hybrid and standard vectors (see the module doc)"""
+    vd = d["vectors"]
+    T = vd["threads"]
+    ph.set_num_threads(Ah, T)
+    sets = {}
+    for label, A in (("std", Aa), ("hyb", Ah)):
+        vs = [A.createVecLeft() for _ in range(4 + 6)]
+        for k, v in enumerate(vs):
+            vec_values(v, d["seed"] + 31 * k, vd["special"])
+        sets[label] = vs
+    for v in sets["hyb"]:
+        assert v.getType() in ("seqhybrid", "mpihybrid"), v.getType()
+        ph.set_threshold(v, vd["threshold"])
+    for k, o in enumerate(vd["ops"]):
+        res = {}
+        for label, vs in sets.items():
+            res[label] = vec_apply(o, vs[:4], vs[4:])
+        if res["hyb"] is not None:
+            scale = 1.0 + sum(float(np.sum(np.abs(v.getArray(readonly=True)))) for v in sets["std"][:4] if np.all(np.isfinite(v.getArray(readonly=True))))
+            scale = C.comm.allreduce(scale)
+            assert same_sum(res["hyb"], res["std"], scale), "vector op %d %s: %r, standard vectors %r" % (k, o, res["hyb"], res["std"])
+            # the same sum with 1 thread, bitwise
+            for v in sets["hyb"]:
+                ph.set_num_threads(v, 1)
+            again = vec_apply(o, sets["hyb"][:4], sets["hyb"][4:])
+            for v in sets["hyb"]:
+                ph.set_num_threads(v, T)
+            assert repr(again) == repr(res["hyb"]), "vector op %d %s: %r with 1 thread, %r with %d" % (k, o, again, res["hyb"], T)
+        for j in range(4):
+            assert C.same_bits(sets["hyb"][j], sets["std"][j]), "vector op %d %s: vector %d differs from the standard vectors'" % (k, o, j)
+        stats["vector_ops"] = stats.get("vector_ops", 0) + 1
+    for vs in sets.values():
+        for v in vs:
+            v.destroy()
+    if vd["solve"] and d["M"] == d["N"] and d["diag"] and not d.get("empty"):
+        hist = {}
+        for label, A, threads in (("aij", Aa, None), ("hyb", Ah, T), ("hyb1", Ah, 1)):
+            if threads:
+                ph.set_num_threads(A, threads)
+            x, b = A.createVecs()
+            vec_values(b, d["seed"] + 7, False)
+            ksp = PETSc.KSP().create(comm=PETSc.COMM_WORLD)
+            ksp.setOperators(A)
+            ksp.setType("gmres")
+            ksp.getPC().setType("jacobi")
+            ksp.setTolerances(rtol=1e-10, max_it=300)
+            h = []
+            ksp.setMonitor(lambda k, it, rn: h.append(rn))
+            ksp.solve(b, x)
+            hist[label] = (ksp.getIterationNumber(), np.array(h))
+            for o in (ksp, x, b):
+                o.destroy()
+        assert abs(hist["hyb"][0] - hist["aij"][0]) <= 1, "GMRES: %d iterations with hybrid vectors, %d with aij" % (hist["hyb"][0], hist["aij"][0])
+        assert np.array_equal(hist["hyb"][1].view(np.uint8), hist["hyb1"][1].view(np.uint8)), "GMRES: residuals with %d threads differ from 1 thread's" % T
+        stats["solves"] = stats.get("solves", 0) + 1
+    configure(Ah, d["config"])
+
+
 def run_case(d):
     stats = {"products": 0, "partitions": 0, "max_rel_err": 0.0}
     case = make_case(d)
@@ -195,6 +346,8 @@ def run_case(d):
         stage = "after step %d (%s)" % (k + 1, op["op"])
         check_partitions(Aa, Ah, d, stage, stats)
         check_products(Aa, Ah, d, stage, stats)
+    if d.get("vectors"):
+        check_vectors(Aa, Ah, d, stats)
     Aa.destroy()
     Ah.destroy()
     return stats
