@@ -33,6 +33,19 @@ def test_dll_append_command_line(ranks, lib_path):
 
 
 @pytest.mark.parametrize("ranks", (1, 2))
+def test_dll_append_vector_types(ranks, lib_path):
+    """The vector types come with -dll_append too: MatCreateVecs of aijhybrid gives hybrid vectors,
+    -vec_type hybrid reaches VecSetFromOptions, -vec_hybrid_standard (read at registration) threads a
+    VecCreateMPI vector keeping its type name; without the options a VecCreateMPI vector is plain."""
+    vt = "seqhybrid" if ranks == 1 else "mpihybrid"
+    res = cached_worker("script", ranks, 2, args=("noimport", "-dll_append", lib_path, "-mat_type", "aijhybrid", "-vec_type", "hybrid", "-vec_hybrid_standard")).check()
+    assert res["vec_type"] == vt and res["fromoptions_vec_type"] == vt, res
+    assert res["standard_vec_type"] == "mpi" and res["standard_vec_threaded"], res
+    plain = cached_worker("script", ranks, 2, args=("noimport", "-dll_append", lib_path, "-mat_type", "aijhybrid")).check()
+    assert plain["vec_type"] == vt and plain["fromoptions_vec_type"] in ("seq", "mpi") and not plain["standard_vec_threaded"], plain
+
+
+@pytest.mark.parametrize("ranks", (1, 2))
 def test_dll_append_petsc_options(ranks, lib_path):
     res = cached_worker("script", ranks, 1, args=("noimport",), env={"PETSC_OPTIONS": "-dll_append %s -mat_type aijhybrid" % lib_path}).check()
     assert res["type"] == hyb(ranks)

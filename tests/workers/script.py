@@ -8,6 +8,8 @@ print facts (type, threads, partition) as JSON. Modes:
   twice      : import petsc_aijhybrid twice (reload) and call MatAIJHybridInitializePackage again
   prefix     : import, A.setOptionsPrefix('foo_'), setType('aijhybrid'), setFromOptions
   view       : import, setType, setFromOptions, assemble, A.viewFromOptions('-mat_view')
+Every mode also reports the type of A's vectors, of a vector set up by VecSetFromOptions (-vec_type) and of a
+VecCreateMPI vector, and whether that one carries the hybrid context (-vec_hybrid_standard).
 usage: script.py MODE [PETSc options]
 """
 
@@ -60,6 +62,14 @@ if mode == "twice":
     B.assemble()
     out["twice_type"] = B.getType()
 x, y = A.createVecRight(), A.createVecLeft()
+out["vec_type"] = x.getType()
+v = PETSc.Vec().create()
+v.setSizes((None, 100))
+v.setFromOptions()  # -vec_type
+out["fromoptions_vec_type"] = v.getType()
+w = PETSc.Vec().createMPI((None, 100))  # -vec_hybrid_standard: the hybrid context on a standard vector
+out["standard_vec_type"] = w.getType()
+out["standard_vec_threaded"] = w.query("VecHybrid_Context") is not None
 x.set(1.0)
 A.mult(x, y)
 out["type"] = A.getType()
