@@ -138,7 +138,7 @@ def check_dm():
     opts = PETSc.Options()
     opts["dm_vec_type"] = "hybrid"
     try:
-        da = PETSc.DMDA().create(dim=2, sizes=(30, 30), stencil_width=1, comm=PETSc.COMM_WORLD)
+        da = PETSc.DMDA().create(dim=2, sizes=(30, 30), stencil_width=1, comm=PETSc.COMM_WORLD, setup=False)
         da.setFromOptions()
         da.setUp()
     finally:
@@ -297,7 +297,14 @@ def check_flops():
             stage.pop()
             res[(label, ksp_type)] = events_of(stage)
     for ksp_type in ("cg", "gmres"):
-        s, h = res[("standard", ksp_type)], res[("hybrid", ksp_type)]
+        s, h = dict(res[("standard", ksp_type)]), dict(res[("hybrid", ksp_type)])
+        # VecMAXPBY (GMRES's solution update from PETSc 3.20): the standard vectors have no maxpby operation,
+        # so PETSc does VecSet(y, 0) (logged) and VecMAXPY; the hybrid vectors do it in one pass, one
+        # VecMAXPY event; the flops are the same (a VecSet has none)
+        ss, hs = s.pop("VecSet"), h.pop("VecSet")
+        assert hs[0] <= ss[0] and hs[1] == ss[1] == 0.0, (ksp_type, ss, hs)
+        if PETSc.Sys.getVersion() < (3, 20, 0):
+            assert hs == ss, (ksp_type, ss, hs)
         assert s == h, "%s: the Vec events differ:\n standard %s\n hybrid   %s" % (ksp_type, s, h)
         assert s["VecTDot"][1] + s["VecDot"][1] > 0 if ksp_type == "cg" else s["VecMDot"][1] > 0, s
     info["flops_cg"] = {k: v for k, v in res[("hybrid", "cg")].items() if v[0]}
