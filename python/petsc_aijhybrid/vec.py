@@ -33,6 +33,25 @@ def _vec(v):
     return ctypes.c_void_p(v.handle)
 
 
+def c_scalar(value):
+    """A PetscScalar passed by value to a C function through ctypes (complex: two reals, which the
+    x86-64 and AArch64 calling conventions pass like C99's double _Complex)."""
+    from petsc4py import PETSc
+
+    dt = PETSc.ScalarType
+    import numpy as np
+
+    real = ctypes.c_double if np.dtype(dt).itemsize in (8, 16) else ctypes.c_float
+    if np.dtype(dt).kind != "c":
+        return real(float(value))
+
+    class _Complex(ctypes.Structure):
+        _fields_ = [("re", real), ("im", real)]
+
+    z = complex(value)
+    return _Complex(z.real, z.imag)
+
+
 def is_vec(obj):
     from petsc4py import PETSc
 

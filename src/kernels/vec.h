@@ -26,15 +26,18 @@
 /* entry-wise maps: w = f(x, y, w, ...) for the entries [s, e) */
 typedef enum {
   AIJHYBRID_VEC_SET,             /* w = a */
-  AIJHYBRID_VEC_SCALE,           /* w = a w */
+  AIJHYBRID_VEC_SCALE,           /* w = a w (BLAS's product) */
   AIJHYBRID_VEC_COPY,            /* w = x */
   AIJHYBRID_VEC_SWAP,            /* w <-> v */
-  AIJHYBRID_VEC_AXPY,            /* w = w + a x */
+  AIJHYBRID_VEC_AXPY,            /* w = w + a x (BLAS's product) */
   AIJHYBRID_VEC_AYPX,            /* w = x + a w */
   AIJHYBRID_VEC_AYPX_MINUS,      /* w = x - w (aypx with a = -1) */
   AIJHYBRID_VEC_AXPBY,           /* w = a x + b w */
   AIJHYBRID_VEC_AX,              /* w = a x (axpby with b = 0) */
   AIJHYBRID_VEC_AXPBYPCZ,        /* w = a x + b y + c w */
+  AIJHYBRID_VEC_AXPBYPCZ_A1,     /* w = x + b y + c w (a = 1: x is not multiplied, as in VECSEQ; with complex
+                                    scalars 1 x is not x when x is infinite) */
+  AIJHYBRID_VEC_AXPBYPCZ_C1,     /* w = a x + b y + w (c = 1) */
   AIJHYBRID_VEC_AXPBYPCZ_NOZ,    /* w = a x + b y (axpbypcz with c = 0: w's old values are not read) */
   AIJHYBRID_VEC_WAXPY,           /* w = a x + y */
   AIJHYBRID_VEC_WAXPY_PLUS,      /* w = x + y (waxpy with a = 1) */
@@ -65,14 +68,14 @@ typedef struct {
 
 /* sums: out[0..nout-1] = the sums of one block, nout given by AIJHybridVecReduceCount() */
 typedef enum {
-  AIJHYBRID_VEC_DOT,      /* sum x conj(y) */
+  AIJHYBRID_VEC_DOT,      /* sum conj(y) x */
   AIJHYBRID_VEC_TDOT,     /* sum x y */
   AIJHYBRID_VEC_MDOT,     /* sum x conj(ys[j]), j < nv */
   AIJHYBRID_VEC_MTDOT,    /* sum x ys[j], j < nv */
   AIJHYBRID_VEC_NORM1,    /* sum |x| */
-  AIJHYBRID_VEC_SUMSQ,    /* sum |x|^2 */
+  AIJHYBRID_VEC_SUMSQ,    /* sum Re(conj(x) x) */
   AIJHYBRID_VEC_NORM1SQ,  /* sum |x|, sum |x|^2 */
-  AIJHYBRID_VEC_DOTNORM2, /* sum x conj(y), sum |y|^2 */
+  AIJHYBRID_VEC_DOTNORM2, /* sum x conj(y), sum Re(y conj(y)) */
   AIJHYBRID_VEC_SUM       /* sum x */
 } AIJHybridVecReduceOp;
 
@@ -110,10 +113,28 @@ static inline PetscScalar AIJHybridVecLanesSum(const PetscScalar l[AIJHYBRID_VEC
   return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
 }
 
+/*
+  a b as the reference BLAS computes it (zscal, zaxpy, compiled as Fortran): with complex scalars the
+  plain formula, (ar br - ai bi) + i (ar bi + ai br), where C's a * b (C99 Annex G) recovers an
+  infinity from a NaN + i NaN result. PETSc's VECSEQ multiplies through BLAS in VecScale and VecAXPY,
+  through C everywhere else (its complex dot products are C loops, petscblaslapack.h): the kernels do
+  the same, in PETSc's operand order, so that NaN and Inf come out where PETSc's do.
+*/
+static inline PetscScalar AIJHybridMulBLAS(PetscScalar a, PetscScalar b)
+{
+#if defined(PETSC_USE_COMPLEX)
+  const PetscReal ar = PetscRealPart(a), ai = PetscImaginaryPart(a), br = PetscRealPart(b), bi = PetscImaginaryPart(b);
+  return PetscCMPLX(ar * br - ai * bi, ar * bi + ai * br);
+#else
+  return a * b;
+#endif
+}
+
+/* |v|^2 as PETSc's complex 2-norm takes it: the real part of conj(v) v (a C product) */
 static inline PetscReal AIJHybridVecAbsSq(PetscScalar v)
 {
 #if defined(PETSC_USE_COMPLEX)
-  return PetscRealPart(v) * PetscRealPart(v) + PetscImaginaryPart(v) * PetscImaginaryPart(v);
+  return PetscRealPart(PetscConj(v) * v);
 #else
   return v * v;
 #endif
@@ -148,7 +169,7 @@ static inline void AIJHybridVecReduceBlock(const AIJHybridVecReduceArgs *r, Pets
 
   switch (r->op) {
   case AIJHYBRID_VEC_DOT:
-    AIJHYBRID_VEC_LANE_SUM(n, out[0], x[i] * PetscConj(y[i]));
+    AIJHYBRID_VEC_LANE_SUM(n, out[0], PetscConj(y[i]) * x[i]);
     break;
   case AIJHYBRID_VEC_TDOT:
     AIJHYBRID_VEC_LANE_SUM(n, out[0], x[i] * y[i]);
@@ -177,7 +198,7 @@ static inline void AIJHybridVecReduceBlock(const AIJHybridVecReduceArgs *r, Pets
     break;
   case AIJHYBRID_VEC_DOTNORM2:
     AIJHYBRID_VEC_LANE_SUM(n, out[0], x[i] * PetscConj(y[i]));
-    AIJHYBRID_VEC_LANE_SUM(n, out[1], AIJHybridVecAbsSq(y[i]));
+    AIJHYBRID_VEC_LANE_SUM(n, out[1], PetscRealPart(y[i] * PetscConj(y[i])));
     break;
   case AIJHYBRID_VEC_SUM:
     AIJHYBRID_VEC_LANE_SUM(n, out[0], x[i]);
@@ -200,7 +221,7 @@ static inline void AIJHybridVecMAXPYRange(const AIJHybridVecMapArgs *m, PetscInt
 
     if (m->op == AIJHYBRID_VEC_MAXPBY) {
       const PetscScalar b = m->b;
-      for (PetscInt i = bs; i < be; i++) w[i] *= b;
+      for (PetscInt i = bs; i < be; i++) w[i] = AIJHybridMulBLAS(b, w[i]); /* VecScale() (BLAS), then VecMAXPY() (C) */
     } else if (m->op == AIJHYBRID_VEC_MAXPBY_ZERO) {
       for (PetscInt i = bs; i < be; i++) w[i] = 0.0;
     }
@@ -237,7 +258,7 @@ static inline void AIJHybridVecMapRange(const AIJHybridVecMapArgs *m, PetscInt s
     for (PetscInt i = s; i < e; i++) w[i] = a;
     break;
   case AIJHYBRID_VEC_SCALE:
-    for (PetscInt i = s; i < e; i++) w[i] *= a;
+    for (PetscInt i = s; i < e; i++) w[i] = AIJHybridMulBLAS(a, w[i]);
     break;
   case AIJHYBRID_VEC_COPY:
     if (e > s) memcpy(w + s, x + s, sizeof(PetscScalar) * (size_t)(e - s));
@@ -250,7 +271,7 @@ static inline void AIJHybridVecMapRange(const AIJHybridVecMapArgs *m, PetscInt s
     }
     break;
   case AIJHYBRID_VEC_AXPY:
-    for (PetscInt i = s; i < e; i++) w[i] += a * x[i];
+    for (PetscInt i = s; i < e; i++) w[i] += AIJHybridMulBLAS(a, x[i]);
     break;
   case AIJHYBRID_VEC_AYPX:
     for (PetscInt i = s; i < e; i++) w[i] = x[i] + a * w[i];
@@ -266,6 +287,12 @@ static inline void AIJHybridVecMapRange(const AIJHybridVecMapArgs *m, PetscInt s
     break;
   case AIJHYBRID_VEC_AXPBYPCZ:
     for (PetscInt i = s; i < e; i++) w[i] = a * x[i] + b * y[i] + c * w[i];
+    break;
+  case AIJHYBRID_VEC_AXPBYPCZ_A1:
+    for (PetscInt i = s; i < e; i++) w[i] = x[i] + b * y[i] + c * w[i];
+    break;
+  case AIJHYBRID_VEC_AXPBYPCZ_C1:
+    for (PetscInt i = s; i < e; i++) w[i] = a * x[i] + b * y[i] + w[i];
     break;
   case AIJHYBRID_VEC_AXPBYPCZ_NOZ:
     for (PetscInt i = s; i < e; i++) w[i] = a * x[i] + b * y[i];

@@ -433,9 +433,13 @@ static PetscErrorCode VecAXPBYPCZ_Hybrid(Vec z, PetscScalar alpha, PetscScalar b
   m.a = alpha;
   m.b = beta;
   m.c = gamma;
-  /* alpha = 1 or gamma = 1: the general formula is the same, bit for bit (1 x is x) */
-  if (alpha == (PetscScalar)1.0 || gamma == (PetscScalar)1.0) PetscCall(VecHybridMap(z, &m, x, y, PETSC_TRUE, 4));
-  else if (gamma == (PetscScalar)0.0) {
+  if (alpha == (PetscScalar)1.0) {
+    m.op = AIJHYBRID_VEC_AXPBYPCZ_A1;
+    PetscCall(VecHybridMap(z, &m, x, y, PETSC_TRUE, 4));
+  } else if (gamma == (PetscScalar)1.0) {
+    m.op = AIJHYBRID_VEC_AXPBYPCZ_C1;
+    PetscCall(VecHybridMap(z, &m, x, y, PETSC_TRUE, 4));
+  } else if (gamma == (PetscScalar)0.0) {
     m.op = AIJHYBRID_VEC_AXPBYPCZ_NOZ;
     PetscCall(VecHybridMap(z, &m, x, y, PETSC_FALSE, 3));
   } else PetscCall(VecHybridMap(z, &m, x, y, PETSC_TRUE, 5));

@@ -63,7 +63,7 @@ static void TestSums(void)
     {
       AIJHybridVecReduceArgs r = {AIJHYBRID_VEC_DOT, x, y, 0, NULL};
       AIJHybridVecReduceBlock(&r, 0, n, out);
-      for (PetscInt i = 0; i < n; i++) t[i] = x[i] * PetscConj(y[i]);
+      for (PetscInt i = 0; i < n; i++) t[i] = PetscConj(y[i]) * x[i];
       for (PetscInt i = 0; i < n; i++) naive += t[i];
       CHECK(out[0] == LaneRef(n, t), "dot n=%d: lanes differ from the reference", (int)n);
       CHECK(PetscAbsScalar(out[0] - naive) <= 1e-13 * (1 + n), "dot n=%d: %g off a naive sum", (int)n, (double)PetscAbsScalar(out[0] - naive));
@@ -158,7 +158,7 @@ static void TestMaps(void)
         ref[i] = a;
         break;
       case AIJHYBRID_VEC_SCALE:
-        ref[i] = a * wi;
+        ref[i] = AIJHybridMulBLAS(a, wi);
         break;
       case AIJHYBRID_VEC_COPY:
         ref[i] = xi;
@@ -167,7 +167,7 @@ static void TestMaps(void)
         ref[i] = v0[i];
         break;
       case AIJHYBRID_VEC_AXPY:
-        ref[i] = wi + a * xi;
+        ref[i] = wi + AIJHybridMulBLAS(a, xi);
         break;
       case AIJHYBRID_VEC_AYPX:
         ref[i] = xi + a * wi;
@@ -183,6 +183,12 @@ static void TestMaps(void)
         break;
       case AIJHYBRID_VEC_AXPBYPCZ:
         ref[i] = a * xi + b * yi + c * wi;
+        break;
+      case AIJHYBRID_VEC_AXPBYPCZ_A1:
+        ref[i] = xi + b * yi + c * wi;
+        break;
+      case AIJHYBRID_VEC_AXPBYPCZ_C1:
+        ref[i] = a * xi + b * yi + wi;
         break;
       case AIJHYBRID_VEC_AXPBYPCZ_NOZ:
         ref[i] = a * xi + b * yi;
@@ -244,7 +250,7 @@ static void TestMaps(void)
       memcpy(w, w0, sizeof(PetscScalar) * n);
       MapPieces(&m, n);
       for (PetscInt i = 0; i < n; i++) {
-        PetscScalar    r = op == AIJHYBRID_VEC_MAXPY ? w0[i] : op == AIJHYBRID_VEC_MAXPBY ? w0[i] * b : 0.0;
+        PetscScalar    r = op == AIJHYBRID_VEC_MAXPY ? w0[i] : op == AIJHYBRID_VEC_MAXPBY ? AIJHybridMulBLAS(b, w0[i]) : 0.0;
         const PetscInt q = nv & 3;
         if (q == 3) r += alpha[0] * xs[0][i] + alpha[1] * xs[1][i] + alpha[2] * xs[2][i];
         if (q == 2) r += alpha[0] * xs[0][i] + alpha[1] * xs[1][i];

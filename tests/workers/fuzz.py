@@ -203,9 +203,9 @@ def c_axpbypcz(z, a, b, c, x, y):
     """VecAXPBYPCZ (petsc4py 3.18 has no binding), through the plugin's handle on libpetsc"""
     import ctypes
 
-    S = (ctypes.c_double * 2) if C.COMPLEX else ctypes.c_double
-    conv = (lambda t: S(complex(t).real, complex(t).imag)) if C.COMPLEX else S
-    err = ph._loader.lib().VecAXPBYPCZ(ctypes.c_void_p(z.handle), conv(a), conv(b), conv(c), ctypes.c_void_p(x.handle), ctypes.c_void_p(y.handle))
+    from petsc_aijhybrid.vec import c_scalar
+
+    err = ph._loader.lib().VecAXPBYPCZ(ctypes.c_void_p(z.handle), c_scalar(a), c_scalar(b), c_scalar(c), ctypes.c_void_p(x.handle), ctypes.c_void_p(y.handle))
     if err:
         raise PETSc.Error(err)
 

@@ -238,8 +238,9 @@ def _op_call(PETSc, ph, name, vs):
 
     x, y, z, w = vs[0], vs[1], vs[2], vs[3]
     many = vs[4:]
+    from ..vec import c_scalar as S
+
     h = lambda v: ctypes.c_void_p(v.handle)  # noqa: E731
-    S = ctypes.c_double  # real builds (the benchmark's)
     if name == "dot":
         return lambda: x.dot(y)
     if name == "tdot":
@@ -267,7 +268,7 @@ def _op_call(PETSc, ph, name, vs):
         k = int(name[4:])
         f = _c_call(ph, "VecMDot")
         arr = (ctypes.c_void_p * k)(*[v.handle for v in many[:k]])
-        out = (S * k)()
+        out = (type(S(0.0)) * k)()
         return lambda: f(h(x), ctypes.c_int64(k) if PETSc.IntType().itemsize == 8 else ctypes.c_int32(k), arr, out)
     if name.startswith("maxpy"):
         k = int(name[5:])
