@@ -90,10 +90,10 @@ $(BUILD)/tests/test_partition: tests/unit/test_partition.c tests/unit/unitcheck.
 	@mkdir -p $(dir $@)
 	@echo "  CC   tests/unit/test_partition.c"
 	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) tests/unit/test_partition.c src/partition/partition.c -o $@ $(LIBPETSC) $(OPENMP)
-$(BUILD)/tests/test_nodeplan: tests/unit/test_nodeplan.c tests/unit/unitcheck.h src/exchange/nodeplan.c src/exchange/nodeplan.h
+$(BUILD)/tests/test_nodeplan: tests/unit/test_nodeplan.c tests/unit/unitcheck.h src/sf/nodeplan.c src/sf/nodeplan.h
 	@mkdir -p $(dir $@)
 	@echo "  CC   tests/unit/test_nodeplan.c"
-	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) tests/unit/test_nodeplan.c src/exchange/nodeplan.c -o $@ $(LIBPETSC) $(OPENMP)
+	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) tests/unit/test_nodeplan.c src/sf/nodeplan.c -o $@ $(LIBPETSC) $(OPENMP)
 $(BUILD)/tests/%: tests/unit/%.c $(LIBNAME) include/petscaijhybrid.h
 	@mkdir -p $(dir $@)
 	@echo "  CC   $<"

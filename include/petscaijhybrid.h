@@ -108,7 +108,7 @@ PETSC_EXTERN PetscErrorCode MatAIJHybridGetThreadTimes(Mat, PetscInt *, PetscInt
 PETSC_EXTERN PetscErrorCode MatAIJHybridResetThreadTimes(Mat);
 PETSC_EXTERN PetscErrorCode MatAIJHybridGetPartition(Mat, PetscInt *, const PetscInt *[]);
 
-/* ---- node-aware halo exchange (src/exchange/) ---- */
+/* ---- node-aware halo exchange (src/sf/) ---- */
 
 /*S
    PetscAIJHybridExchange - a halo exchange for any ghosted pattern: each rank names the global

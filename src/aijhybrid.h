@@ -9,8 +9,8 @@
 #include <petscaijhybrid.h>
 #include <petsc/private/matimpl.h>
 #include "partition/partition.h"
-#include "exchange/halo.h"
-#include "exchange/nodeaware.h"
+#include "sf/halo.h"
+#include "sf/nodeaware.h"
 #include "kernels/csr.h"
 
 #if defined(_OPENMP)

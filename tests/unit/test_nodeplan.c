@@ -1,5 +1,5 @@
 /*
-   Unit tests of the pure node-aware plan builder (src/exchange/nodeplan.c), in one process: the
+   Unit tests of the pure node-aware plan builder (src/sf/nodeplan.c), in one process: the
    plans of P simulated ranks are built by running the setup steps and routing their messages in
    memory, then executed in memory.
 
@@ -18,7 +18,7 @@
      - bad input (duplicate ghost, out of range) is an error.
    Prints "N passed, N failed" and exits non-zero on any failure.
 */
-#include "exchange/nodeplan.h"
+#include "sf/nodeplan.h"
 #include "unitcheck.h"
 
 static PetscInt RandInt(PetscInt n) /* 0..n-1 */

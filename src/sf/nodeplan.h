@@ -34,8 +34,8 @@
 
    Ghost indices of a rank must be distinct (any order); owners follow ranges[0..size].
 */
-#ifndef AIJHYBRID_EXCHANGE_NODEPLAN_H
-#define AIJHYBRID_EXCHANGE_NODEPLAN_H
+#ifndef AIJHYBRID_SF_NODEPLAN_H
+#define AIJHYBRID_SF_NODEPLAN_H
 
 #include "../compat.h"
 

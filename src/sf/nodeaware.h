@@ -11,8 +11,8 @@
    Nodes: MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) when node_size <= 0, otherwise emulated nodes of
    node_size consecutive ranks (the last one may be smaller).
 */
-#ifndef AIJHYBRID_EXCHANGE_NODEAWARE_H
-#define AIJHYBRID_EXCHANGE_NODEAWARE_H
+#ifndef AIJHYBRID_SF_NODEAWARE_H
+#define AIJHYBRID_SF_NODEAWARE_H
 
 #include "nodeplan.h"
 #include <petscaijhybrid.h>
@@ -38,7 +38,7 @@ PETSC_INTERN PetscErrorCode AIJHybridNodeAwareReverseBegin(AIJHybridNodeAware *,
 PETSC_INTERN PetscErrorCode AIJHybridNodeAwareReverseEnd(AIJHybridNodeAware *, const PetscScalar[], PetscScalar[]);
 PETSC_INTERN PetscErrorCode AIJHybridNodeLabels(MPI_Comm, PetscInt, PetscInt[]);
 
-/* statistics of a node-aware plan and their ASCII lines (src/exchange/exchange.c), collective */
+/* statistics of a node-aware plan and their ASCII lines (src/sf/exchange.c), collective */
 PETSC_INTERN PetscErrorCode AIJHybridExchangeStatsCompute(MPI_Comm, AIJHybridNodeAware *, PetscBool, PetscAIJHybridExchangeStats *);
 PETSC_INTERN PetscErrorCode AIJHybridExchangeStatsView(PetscViewer, const char *, const PetscAIJHybridExchangeStats *, PetscBool);
 

@@ -3,8 +3,8 @@
    forward (owned x -> ghost values, insert) and reverse (ghost contributions -> owned y, add).
    Every call here is MPI: call it on the main thread only.
 */
-#ifndef AIJHYBRID_EXCHANGE_HALO_H
-#define AIJHYBRID_EXCHANGE_HALO_H
+#ifndef AIJHYBRID_SF_HALO_H
+#define AIJHYBRID_SF_HALO_H
 
 #include "../compat.h"
 #include <petscsf.h>

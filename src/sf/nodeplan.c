@@ -410,264 +410,363 @@ static PetscInt ViaCount(const AIJHybridNodeMsgs *in1, PetscInt i)
   return n;
 }
 
-PetscErrorCode AIJHybridNodePlanFinish(const AIJHybridNodeTopo *topo, const PetscInt ranges[], PetscMPIInt me, PetscInt nghost, const PetscInt ghosts[], const AIJHybridNodeMsgs *in1, const AIJHybridNodeMsgs *in2, const AIJHybridNodeMsgs *in3, AIJHybridNodePlan *plan)
+/* the state shared by the steps of AIJHybridNodePlanFinish(): its inputs, what the three rounds told
+   this rank, and scratch arrays of size P+1 for the message lists of one phase */
+typedef struct {
+  const AIJHybridNodeTopo *topo;
+  const PetscInt          *ranges;
+  PetscMPIInt              me, P;
+  PetscInt                 nghost;
+  const AIJHybridNodeMsgs *in1, *in2, *in3;
+  PetscInt                 rstart, rend, nloc;
+  const PetscMPIInt       *locr;  /* ranks of my node, ascending */
+  Req                     *req;   /* my ghosts' requests, sorted by (d, key, g) */
+  Via                     *via;   /* via requests I received as a receiver t */
+  PetscInt                 nvia;
+  PetscInt                 npairs, nuniq;       /* pairs (g, r) and distinct g of the unions I received as a sender s */
+  PetscInt                *uoff, *upos;         /* per union: offsets of its distinct g; their positions in fbuf (F1 receives) */
+  PetscInt                *upos_by_c, *pos2;    /* via c: its position in fbuf (F2 receives); pair p: its position in rbuf (R2 receives) */
+  PetscInt                *ndir, *ngat, *nrel;  /* [P] per owner on my node: my direct ghosts, gathered g, relayed pairs */
+  PetscInt                *cur;                 /* [P] scratch cursors */
+  PetscMPIInt             *dest, *src;          /* [P+1] scratch message lists */
+  PetscInt                *len, *rlen;
+  PetscInt                 nF1, nF2, nF3, nR3, nR2, nR1; /* entries each phase receives */
+} Finish;
+
+/* one merged pass over the direct requesters (in1) and the senders s (in3): the next peer d, and
+   which of the two lists it came from */
+static PetscMPIInt MergeNext(const Finish *F, PetscInt i, PetscInt j, PetscBool *from1, PetscBool *from3)
+{
+  const PetscMPIInt a = i < F->in1->n ? F->in1->peer[i] : F->P, b = j < F->in3->n ? F->in3->peer[j] : F->P, d = PetscMin(a, b);
+
+  *from1 = (PetscBool)(a == d);
+  *from3 = (PetscBool)(b == d);
+  return d;
+}
+
+static inline PetscBool FirstOfUnion(const AIJHybridNodeMsgs *in2, PetscInt i, PetscInt p)
+{
+  return (PetscBool)(p == in2->off[i] || in2->data[p] != in2->data[p - 2]);
+}
+
+static PetscErrorCode FinishSetUp(Finish *F, const AIJHybridNodeTopo *topo, const PetscInt ranges[], PetscMPIInt me, PetscInt nghost, const PetscInt ghosts[], const AIJHybridNodeMsgs *in1, const AIJHybridNodeMsgs *in2, const AIJHybridNodeMsgs *in3, AIJHybridNodePlan *plan)
 {
   const PetscMPIInt P = topo->size;
-  const PetscInt    Nme = topo->node[me], rstart = ranges[me], rend = ranges[me + 1];
-  const PetscInt    nloc = topo->nptr[Nme + 1] - topo->nptr[Nme];
-  const PetscMPIInt *locr = topo->nranks + topo->nptr[Nme]; /* ranks of my node, ascending */
-  Req              *req;
-  Via              *via;
-  Acc              *acc;
-  PetscInt          nvia, npairs = in2->off[in2->n] / 2, nuniq = 0, *uoff, *upos, *upos_by_c, *ndir, *ngat, *nrel, *cur, *pos2;
-  PetscInt         *len, *rlen, n, m, nF1, nF2, nF3, nR3, nR2, nR1, nacc;
-  PetscMPIInt      *dest, *src;
 
   PetscFunctionBegin;
+  PetscCall(PetscMemzero(F, sizeof(*F)));
   PetscCall(PetscMemzero(plan, sizeof(*plan)));
+  F->topo   = topo;
+  F->ranges = ranges;
+  F->me     = me;
+  F->P      = P;
+  F->nghost = nghost;
+  F->in1    = in1;
+  F->in2    = in2;
+  F->in3    = in3;
+  F->rstart = ranges[me];
+  F->rend   = ranges[me + 1];
+  F->nloc   = topo->nptr[topo->node[me] + 1] - topo->nptr[topo->node[me]];
+  F->locr   = topo->nranks + topo->nptr[topo->node[me]];
+  F->npairs = in2->off[in2->n] / 2;
   plan->nghost = nghost;
-  PetscCall(BuildRequests(topo, ranges, me, nghost, ghosts, &req));
-  PetscCall(ParseVia(topo, me, in1, &nvia, &via));
-  PetscCall(PetscCalloc4(P, &ndir, P, &ngat, P, &nrel, P, &cur));
-  PetscCall(PetscMalloc2(P + 1, &dest, P + 1, &src));
-  PetscCall(PetscMalloc2(P + 1, &len, P + 1, &rlen));
+  PetscCall(BuildRequests(topo, ranges, me, nghost, ghosts, &F->req));
+  PetscCall(ParseVia(topo, me, in1, &F->nvia, &F->via));
+  PetscCall(PetscCalloc4(P, &F->ndir, P, &F->ngat, P, &F->nrel, P, &F->cur));
+  PetscCall(PetscMalloc2(P + 1, &F->dest, P + 1, &F->src));
+  PetscCall(PetscMalloc2(P + 1, &F->len, P + 1, &F->rlen));
   PetscCall(PetscMalloc1(nghost, &plan->gpos));
-
-  /* unique g of each union received (in2 message i: pairs sorted by (g, r)) */
-  PetscCall(PetscMalloc1(in2->n + 1, &uoff));
-  uoff[0] = 0;
+  /* distinct g of each union received (in2 message i: pairs sorted by (g, r)) */
+  PetscCall(PetscMalloc1(in2->n + 1, &F->uoff));
+  F->uoff[0] = 0;
   for (PetscInt i = 0; i < in2->n; i++) {
     for (PetscInt p = in2->off[i]; p < in2->off[i + 1]; p += 2)
-      if (p == in2->off[i] || in2->data[p] != in2->data[p - 2]) nuniq++;
-    uoff[i + 1] = nuniq;
+      if (FirstOfUnion(in2, i, p)) F->nuniq++;
+    F->uoff[i + 1] = F->nuniq;
   }
-  PetscCall(PetscMalloc1(nuniq, &upos));
+  PetscCall(PetscMalloc1(F->nuniq, &F->upos));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
-  /* ---- F1: direct sends and gathers from x; receives from the ranks of my node ---- */
-  n = 0;
-  for (PetscInt i = 0, j = 0; i < in1->n || j < in3->n;) { /* merge the direct requesters and the senders s */
-    const PetscMPIInt a = i < in1->n ? in1->peer[i] : P, b = j < in3->n ? in3->peer[j] : P, d = PetscMin(a, b);
+static PetscErrorCode FinishDestroy(Finish *F)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(F->pos2));
+  PetscCall(PetscFree(F->upos_by_c));
+  PetscCall(PetscFree(F->upos));
+  PetscCall(PetscFree(F->uoff));
+  PetscCall(PetscFree2(F->len, F->rlen));
+  PetscCall(PetscFree2(F->dest, F->src));
+  PetscCall(PetscFree4(F->ndir, F->ngat, F->nrel, F->cur));
+  PetscCall(PetscFree(F->via));
+  PetscCall(PetscFree(F->req));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* F1: direct sends and gathers from x to the ranks of my node; I receive my direct ghosts and what I gather as a sender s */
+static PetscErrorCode FinishF1(Finish *F, AIJHybridNodePlan *plan)
+{
+  AIJHybridNodePhase *ph = &plan->fwd[0];
+  PetscInt            n = 0, m = 0, c0 = 0;
+  PetscBool           f1, f3;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0, j = 0; i < F->in1->n || j < F->in3->n;) {
+    const PetscMPIInt d = MergeNext(F, i, j, &f1, &f3);
     const PetscInt   *g;
     PetscInt          l = 0;
-    if (a == d) l += DirectSection(in1, i++, &g);
-    if (b == d) {
-      for (PetscInt c = in3->off[j]; c < in3->off[j + 1]; c += 2 + 2 * in3->data[c + 1])
-        for (PetscInt e = 0; e < in3->data[c + 1]; e++)
-          if (e == 0 || in3->data[c + 2 + 2 * e] != in3->data[c + 2 * e]) l++;
+    if (f1) l += DirectSection(F->in1, i++, &g);
+    if (f3) {
+      for (PetscInt c = F->in3->off[j]; c < F->in3->off[j + 1]; c += 2 + 2 * F->in3->data[c + 1])
+        for (PetscInt e = 0; e < F->in3->data[c + 1]; e++)
+          if (e == 0 || F->in3->data[c + 2 + 2 * e] != F->in3->data[c + 2 * e]) l++;
       j++;
     }
     if (l) {
-      dest[n]  = d;
-      len[n++] = l;
+      F->dest[n]  = d;
+      F->len[n++] = l;
     }
   }
-  for (PetscInt j = 0; j < nghost; j++)
-    if (req[j].key == -1) ndir[req[j].d]++;
-  for (PetscInt i = 0; i < in2->n; i++)
-    for (PetscInt p = in2->off[i]; p < in2->off[i + 1]; p += 2)
-      if (p == in2->off[i] || in2->data[p] != in2->data[p - 2]) ngat[AIJHybridNodeOwner(P, ranges, in2->data[p])]++;
-  m = 0;
-  for (PetscInt l = 0; l < nloc; l++) {
-    const PetscMPIInt q = locr[l];
-    if (ndir[q] + ngat[q]) {
-      src[m]    = q;
-      rlen[m++] = ndir[q] + ngat[q];
+  for (PetscInt j = 0; j < F->nghost; j++)
+    if (F->req[j].key == -1) F->ndir[F->req[j].d]++;
+  for (PetscInt i = 0; i < F->in2->n; i++)
+    for (PetscInt p = F->in2->off[i]; p < F->in2->off[i + 1]; p += 2)
+      if (FirstOfUnion(F->in2, i, p)) F->ngat[AIJHybridNodeOwner(F->P, F->ranges, F->in2->data[p])]++;
+  for (PetscInt l = 0; l < F->nloc; l++) {
+    const PetscMPIInt q = F->locr[l];
+    if (F->ndir[q] + F->ngat[q]) {
+      F->src[m]    = q;
+      F->rlen[m++] = F->ndir[q] + F->ngat[q];
     }
   }
-  PetscCall(PhaseAlloc(&plan->fwd[0], n, dest, len, m, src, rlen, 0));
-  nF1 = plan->fwd[0].roff[m];
-  { /* send indices: the direct section, then per t-section the unique g */
-    AIJHybridNodePhase *ph = &plan->fwd[0];
-    PetscInt            c0 = 0;
-    for (PetscInt i = 0, j = 0; i < in1->n || j < in3->n;) {
-      const PetscMPIInt a = i < in1->n ? in1->peer[i] : P, b = j < in3->n ? in3->peer[j] : P, d = PetscMin(a, b);
-      const PetscInt   *g;
-      if (a == d) {
-        PetscInt nd = DirectSection(in1, i++, &g);
-        for (PetscInt e = 0; e < nd; e++) {
-          PetscCheck(g[e] >= rstart && g[e] < rend, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Direct request for %" PetscInt_FMT " not owned by rank %d", g[e], me);
-          ph->sidx[c0++] = g[e] - rstart;
+  PetscCall(PhaseAlloc(ph, n, F->dest, F->len, m, F->src, F->rlen, 0));
+  F->nF1 = ph->roff[m];
+  /* send indices: the direct section, then per t-section the distinct g */
+  for (PetscInt i = 0, j = 0; i < F->in1->n || j < F->in3->n;) {
+    const PetscInt *g;
+    (void)MergeNext(F, i, j, &f1, &f3);
+    if (f1) {
+      PetscInt nd = DirectSection(F->in1, i++, &g);
+      for (PetscInt e = 0; e < nd; e++) {
+        PetscCheck(g[e] >= F->rstart && g[e] < F->rend, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Direct request for %" PetscInt_FMT " not owned by rank %d", g[e], F->me);
+        ph->sidx[c0++] = g[e] - F->rstart;
+      }
+    }
+    if (f3) {
+      for (PetscInt c = F->in3->off[j]; c < F->in3->off[j + 1]; c += 2 + 2 * F->in3->data[c + 1])
+        for (PetscInt e = 0; e < F->in3->data[c + 1]; e++) {
+          const PetscInt gg = F->in3->data[c + 2 + 2 * e];
+          PetscCheck(gg >= F->rstart && gg < F->rend, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Relay of %" PetscInt_FMT " not owned by rank %d", gg, F->me);
+          if (e == 0 || gg != F->in3->data[c + 2 * e]) ph->sidx[c0++] = gg - F->rstart;
         }
-      }
-      if (b == d) {
-        for (PetscInt c = in3->off[j]; c < in3->off[j + 1]; c += 2 + 2 * in3->data[c + 1])
-          for (PetscInt e = 0; e < in3->data[c + 1]; e++) {
-            const PetscInt gg = in3->data[c + 2 + 2 * e];
-            PetscCheck(gg >= rstart && gg < rend, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Relay of %" PetscInt_FMT " not owned by rank %d", gg, me);
-            if (e == 0 || gg != in3->data[c + 2 * e]) ph->sidx[c0++] = gg - rstart;
-          }
-        j++;
-      }
+      j++;
     }
-    /* receive positions: my direct ghosts, then the gathered entries in (t, g) order per owner */
-    for (PetscInt r = 0; r < ph->nrecv; r++) cur[ph->rsrc[r]] = ph->roff[r];
-    for (PetscInt j = 0; j < nghost; j++)
-      if (req[j].key == -1) plan->gpos[req[j].k] = cur[req[j].d]++;
-    for (PetscInt i = 0, u = 0; i < in2->n; i++)
-      for (PetscInt p = in2->off[i]; p < in2->off[i + 1]; p += 2)
-        if (p == in2->off[i] || in2->data[p] != in2->data[p - 2]) upos[u++] = cur[AIJHybridNodeOwner(P, ranges, in2->data[p])]++;
   }
+  /* receive positions: my direct ghosts, then the gathered entries in (t, g) order per owner */
+  for (PetscInt r = 0; r < ph->nrecv; r++) F->cur[ph->rsrc[r]] = ph->roff[r];
+  for (PetscInt j = 0; j < F->nghost; j++)
+    if (F->req[j].key == -1) plan->gpos[F->req[j].k] = F->cur[F->req[j].d]++;
+  for (PetscInt i = 0, u = 0; i < F->in2->n; i++)
+    for (PetscInt p = F->in2->off[i]; p < F->in2->off[i + 1]; p += 2)
+      if (FirstOfUnion(F->in2, i, p)) F->upos[u++] = F->cur[AIJHybridNodeOwner(F->P, F->ranges, F->in2->data[p])]++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
-  /* ---- F2: s sends each t its union; t receives from the senders s of the nodes it asked ---- */
-  n = 0;
-  for (PetscInt i = 0; i < in2->n; i++) {
-    dest[n]  = in2->peer[i];
-    len[n++] = uoff[i + 1] - uoff[i];
+/* F2: as a sender s, each receiver t gets its union (one inter-node message); as a receiver t, I get one per sender s I asked */
+static PetscErrorCode FinishF2(Finish *F, AIJHybridNodePlan *plan)
+{
+  AIJHybridNodePhase *ph = &plan->fwd[1];
+  Via                *via = F->via;
+  PetscInt            n = 0, m = 0;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < F->in2->n; i++) {
+    F->dest[n]  = F->in2->peer[i];
+    F->len[n++] = F->uoff[i + 1] - F->uoff[i];
   }
-  if (nvia) qsort(via, (size_t)nvia, sizeof(Via), CmpViaMgr);
-  m = 0;
-  for (PetscInt j = 0; j < nvia; j++) {
+  if (F->nvia) qsort(via, (size_t)F->nvia, sizeof(Via), CmpViaMgr);
+  for (PetscInt j = 0; j < F->nvia; j++) {
     if (j == 0 || via[j].s != via[j - 1].s) {
-      src[m]    = via[j].s;
-      rlen[m++] = 0;
+      F->src[m]    = via[j].s;
+      F->rlen[m++] = 0;
     }
-    if (j == 0 || via[j].s != via[j - 1].s || via[j].g != via[j - 1].g) rlen[m - 1]++;
+    if (j == 0 || via[j].s != via[j - 1].s || via[j].g != via[j - 1].g) F->rlen[m - 1]++;
   }
-  PetscCall(PhaseAlloc(&plan->fwd[1], n, dest, len, m, src, rlen, nF1));
-  nF2 = plan->fwd[1].roff[m] - nF1;
-  PetscCall(PetscArraycpy(plan->fwd[1].sidx, upos, nuniq));
-  PetscCall(PetscMalloc1(nvia, &upos_by_c));
-  for (PetscInt j = 0, r = -1, u = -1; j < nvia; j++) {
+  PetscCall(PhaseAlloc(ph, n, F->dest, F->len, m, F->src, F->rlen, F->nF1));
+  F->nF2 = ph->roff[m] - F->nF1;
+  PetscCall(PetscArraycpy(ph->sidx, F->upos, F->nuniq));
+  PetscCall(PetscMalloc1(F->nvia, &F->upos_by_c));
+  for (PetscInt j = 0, r = -1, u = -1; j < F->nvia; j++) {
     if (j == 0 || via[j].s != via[j - 1].s) {
       r++;
-      u = plan->fwd[1].roff[r] - 1;
+      u = ph->roff[r] - 1;
     }
     if (j == 0 || via[j].s != via[j - 1].s || via[j].g != via[j - 1].g) u++;
-    upos_by_c[via[j].c] = u;
+    F->upos_by_c[via[j].c] = u;
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
-  /* ---- F3: t sends each requester its via entries; r receives from its receivers t ---- */
-  n = 0;
-  for (PetscInt i = 0; i < in1->n; i++) {
-    const PetscInt l = ViaCount(in1, i);
+/* F3: as a receiver t, each requester of my node gets its via entries; I receive mine from my receivers t */
+static PetscErrorCode FinishF3(Finish *F, AIJHybridNodePlan *plan)
+{
+  AIJHybridNodePhase *ph = &plan->fwd[2];
+  PetscInt            n = 0, m = 0;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < F->in1->n; i++) {
+    const PetscInt l = ViaCount(F->in1, i);
     if (l) {
-      dest[n]  = in1->peer[i];
-      len[n++] = l;
+      F->dest[n]  = F->in1->peer[i];
+      F->len[n++] = l;
     }
   }
-  m = 0;
-  for (PetscInt j = 0; j < nghost; j++) {
-    if (req[j].key < 0) continue;
-    if (!m || src[m - 1] != req[j].d) {
-      src[m]    = req[j].d;
-      rlen[m++] = 0;
+  for (PetscInt j = 0; j < F->nghost; j++) {
+    if (F->req[j].key < 0) continue;
+    if (!m || F->src[m - 1] != F->req[j].d) {
+      F->src[m]    = F->req[j].d;
+      F->rlen[m++] = 0;
     }
-    rlen[m - 1]++;
+    F->rlen[m - 1]++;
   }
-  PetscCall(PhaseAlloc(&plan->fwd[2], n, dest, len, m, src, rlen, nF1 + nF2));
-  nF3 = plan->fwd[2].roff[m] - nF1 - nF2;
-  PetscCall(PetscArraycpy(plan->fwd[2].sidx, upos_by_c, nvia));
-  for (PetscInt j = 0, c = nF1 + nF2; j < nghost; j++)
-    if (req[j].key >= 0) plan->gpos[req[j].k] = c++;
-  plan->nfbuf = nF1 + nF2 + nF3;
+  PetscCall(PhaseAlloc(ph, n, F->dest, F->len, m, F->src, F->rlen, F->nF1 + F->nF2));
+  F->nF3 = ph->roff[m] - F->nF1 - F->nF2;
+  PetscCall(PetscArraycpy(ph->sidx, F->upos_by_c, F->nvia));
+  for (PetscInt j = 0, c = F->nF1 + F->nF2; j < F->nghost; j++)
+    if (F->req[j].key >= 0) plan->gpos[F->req[j].k] = c++;
+  plan->nfbuf = F->nF1 + F->nF2 + F->nF3;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
-  /* ---- R3: r sends t its contributions (rbuf[k] = contribution of ghost k); t receives them in arrival order ---- */
-  n = 0;
-  for (PetscInt j = 0; j < nghost; j++) {
-    if (req[j].key < 0) continue;
-    if (!n || dest[n - 1] != req[j].d) {
-      dest[n]  = req[j].d;
-      len[n++] = 0;
+/* R3: I send my receivers t my contributions (rbuf[k] = contribution of ghost k); as t, I receive them in arrival order */
+static PetscErrorCode FinishR3(Finish *F, AIJHybridNodePlan *plan)
+{
+  AIJHybridNodePhase *ph = &plan->rev[0];
+  PetscInt            n = 0, m = 0;
+
+  PetscFunctionBegin;
+  for (PetscInt j = 0; j < F->nghost; j++) {
+    if (F->req[j].key < 0) continue;
+    if (!n || F->dest[n - 1] != F->req[j].d) {
+      F->dest[n]  = F->req[j].d;
+      F->len[n++] = 0;
     }
-    len[n - 1]++;
+    F->len[n - 1]++;
   }
-  m = 0;
-  for (PetscInt i = 0; i < in1->n; i++) {
-    const PetscInt l = ViaCount(in1, i);
+  for (PetscInt i = 0; i < F->in1->n; i++) {
+    const PetscInt l = ViaCount(F->in1, i);
     if (l) {
-      src[m]    = in1->peer[i];
-      rlen[m++] = l;
+      F->src[m]    = F->in1->peer[i];
+      F->rlen[m++] = l;
     }
   }
-  PetscCall(PhaseAlloc(&plan->rev[0], n, dest, len, m, src, rlen, nghost));
-  nR3 = plan->rev[0].roff[m] - nghost;
-  for (PetscInt j = 0, c = 0; j < nghost; j++)
-    if (req[j].key >= 0) plan->rev[0].sidx[c++] = req[j].k;
+  PetscCall(PhaseAlloc(ph, n, F->dest, F->len, m, F->src, F->rlen, F->nghost));
+  F->nR3 = ph->roff[m] - F->nghost;
+  for (PetscInt j = 0, c = 0; j < F->nghost; j++)
+    if (F->req[j].key >= 0) ph->sidx[c++] = F->req[j].k;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
-  /* ---- R2: t sends each s the contributions for its node, sorted by (g, r); s receives per t ---- */
-  n = 0;
-  for (PetscInt j = 0; j < nvia; j++) {
-    if (j == 0 || via[j].s != via[j - 1].s) {
-      dest[n]  = via[j].s;
-      len[n++] = 0;
-    }
-    len[n - 1]++;
-  }
-  m = 0;
-  for (PetscInt i = 0; i < in2->n; i++) {
-    src[m]    = in2->peer[i];
-    rlen[m++] = (in2->off[i + 1] - in2->off[i]) / 2;
-  }
-  PetscCall(PhaseAlloc(&plan->rev[1], n, dest, len, m, src, rlen, nghost + nR3));
-  nR2 = plan->rev[1].roff[m] - nghost - nR3;
-  for (PetscInt j = 0; j < nvia; j++) plan->rev[1].sidx[j] = nghost + via[j].c;
-  PetscCall(PetscMalloc1(npairs, &pos2));
-  for (PetscInt p = 0; p < npairs; p++) pos2[p] = nghost + nR3 + p;
+/* R2: as a receiver t, I send each sender s the contributions for its node, sorted by (g, r); as s, I receive per t */
+static PetscErrorCode FinishR2(Finish *F, AIJHybridNodePlan *plan)
+{
+  AIJHybridNodePhase *ph = &plan->rev[1];
+  PetscInt            n = 0, m = 0;
 
-  /* ---- R1: direct contributions and relayed pairs to the owners of my node; owners receive per source ---- */
-  for (PetscInt i = 0; i < in2->n; i++)
-    for (PetscInt p = in2->off[i]; p < in2->off[i + 1]; p += 2) nrel[AIJHybridNodeOwner(P, ranges, in2->data[p])]++;
-  n = 0;
-  for (PetscInt l = 0; l < nloc; l++) {
-    const PetscMPIInt q = locr[l];
-    if (ndir[q] + nrel[q]) {
-      dest[n]  = q;
-      len[n++] = ndir[q] + nrel[q];
+  PetscFunctionBegin;
+  for (PetscInt j = 0; j < F->nvia; j++) {
+    if (j == 0 || F->via[j].s != F->via[j - 1].s) {
+      F->dest[n]  = F->via[j].s;
+      F->len[n++] = 0;
+    }
+    F->len[n - 1]++;
+  }
+  for (PetscInt i = 0; i < F->in2->n; i++) {
+    F->src[m]    = F->in2->peer[i];
+    F->rlen[m++] = (F->in2->off[i + 1] - F->in2->off[i]) / 2;
+  }
+  PetscCall(PhaseAlloc(ph, n, F->dest, F->len, m, F->src, F->rlen, F->nghost + F->nR3));
+  F->nR2 = ph->roff[m] - F->nghost - F->nR3;
+  for (PetscInt j = 0; j < F->nvia; j++) ph->sidx[j] = F->nghost + F->via[j].c;
+  PetscCall(PetscMalloc1(F->npairs, &F->pos2));
+  for (PetscInt p = 0; p < F->npairs; p++) F->pos2[p] = F->nghost + F->nR3 + p;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* R1: my direct contributions and, as s, the relayed pairs go to their owners on my node; as an owner, I receive per source */
+static PetscErrorCode FinishR1(Finish *F, AIJHybridNodePlan *plan)
+{
+  AIJHybridNodePhase *ph = &plan->rev[2];
+  PetscInt            n = 0, m = 0;
+  PetscBool           f1, f3;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < F->in2->n; i++)
+    for (PetscInt p = F->in2->off[i]; p < F->in2->off[i + 1]; p += 2) F->nrel[AIJHybridNodeOwner(F->P, F->ranges, F->in2->data[p])]++;
+  for (PetscInt l = 0; l < F->nloc; l++) {
+    const PetscMPIInt q = F->locr[l];
+    if (F->ndir[q] + F->nrel[q]) {
+      F->dest[n]  = q;
+      F->len[n++] = F->ndir[q] + F->nrel[q];
     }
   }
-  m = 0;
-  for (PetscInt i = 0, j = 0; i < in1->n || j < in3->n;) {
-    const PetscMPIInt a = i < in1->n ? in1->peer[i] : P, b = j < in3->n ? in3->peer[j] : P, d = PetscMin(a, b);
+  for (PetscInt i = 0, j = 0; i < F->in1->n || j < F->in3->n;) {
+    const PetscMPIInt d = MergeNext(F, i, j, &f1, &f3);
     const PetscInt   *g;
     PetscInt          l = 0;
-    if (a == d) l += DirectSection(in1, i++, &g);
-    if (b == d) {
-      for (PetscInt c = in3->off[j]; c < in3->off[j + 1]; c += 2 + 2 * in3->data[c + 1]) l += in3->data[c + 1];
+    if (f1) l += DirectSection(F->in1, i++, &g);
+    if (f3) {
+      for (PetscInt c = F->in3->off[j]; c < F->in3->off[j + 1]; c += 2 + 2 * F->in3->data[c + 1]) l += F->in3->data[c + 1];
       j++;
     }
     if (l) {
-      src[m]    = d;
-      rlen[m++] = l;
+      F->src[m]    = d;
+      F->rlen[m++] = l;
     }
   }
-  PetscCall(PhaseAlloc(&plan->rev[2], n, dest, len, m, src, rlen, nghost + nR3 + nR2));
-  nR1 = plan->rev[2].roff[m] - nghost - nR3 - nR2;
-  {
-    AIJHybridNodePhase *ph = &plan->rev[2];
-    for (PetscInt i = 0; i < ph->nsend; i++) cur[ph->sdest[i]] = ph->soff[i];
-    for (PetscInt j = 0; j < nghost; j++)
-      if (req[j].key == -1) ph->sidx[cur[req[j].d]++] = req[j].k;
-    for (PetscInt i = 0, p = 0; i < in2->n; i++)
-      for (PetscInt c = in2->off[i]; c < in2->off[i + 1]; c += 2, p++) ph->sidx[cur[AIJHybridNodeOwner(P, ranges, in2->data[c])]++] = pos2[p];
-  }
-  /* the owner's additions, in PetscSF's order: own contributions, then by ascending requesting rank */
-  nacc = nR1;
+  PetscCall(PhaseAlloc(ph, n, F->dest, F->len, m, F->src, F->rlen, F->nghost + F->nR3 + F->nR2));
+  F->nR1 = ph->roff[m] - F->nghost - F->nR3 - F->nR2;
+  for (PetscInt i = 0; i < ph->nsend; i++) F->cur[ph->sdest[i]] = ph->soff[i];
+  for (PetscInt j = 0; j < F->nghost; j++)
+    if (F->req[j].key == -1) ph->sidx[F->cur[F->req[j].d]++] = F->req[j].k;
+  for (PetscInt i = 0, p = 0; i < F->in2->n; i++)
+    for (PetscInt c = F->in2->off[i]; c < F->in2->off[i + 1]; c += 2, p++) ph->sidx[F->cur[AIJHybridNodeOwner(F->P, F->ranges, F->in2->data[c])]++] = F->pos2[p];
+  plan->nrbuf = F->nghost + F->nR3 + F->nR2 + F->nR1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the owner's additions of what R1 delivered, in PetscSF's order: its own contributions, then by ascending requesting rank */
+static PetscErrorCode FinishAccumulate(Finish *F, AIJHybridNodePlan *plan)
+{
+  const PetscInt nacc = F->nR1;
+  Acc           *acc;
+  PetscInt       c = 0, pos = F->nghost + F->nR3 + F->nR2;
+  PetscBool      f1, f3;
+
+  PetscFunctionBegin;
   PetscCall(PetscMalloc1(nacc, &acc));
-  {
-    PetscInt c = 0, pos = nghost + nR3 + nR2;
-    for (PetscInt i = 0, j = 0; i < in1->n || j < in3->n;) {
-      const PetscMPIInt a = i < in1->n ? in1->peer[i] : P, b = j < in3->n ? in3->peer[j] : P, d = PetscMin(a, b);
-      const PetscInt   *g;
-      if (a == d) {
-        PetscInt nd = DirectSection(in1, i++, &g);
-        for (PetscInt e = 0; e < nd; e++, c++) {
-          acc[c].root = g[e] - rstart;
-          acc[c].leaf = d == me ? -1 : d;
+  for (PetscInt i = 0, j = 0; i < F->in1->n || j < F->in3->n;) {
+    const PetscMPIInt d = MergeNext(F, i, j, &f1, &f3);
+    const PetscInt   *g;
+    if (f1) {
+      PetscInt nd = DirectSection(F->in1, i++, &g);
+      for (PetscInt e = 0; e < nd; e++, c++) {
+        acc[c].root = g[e] - F->rstart;
+        acc[c].leaf = d == F->me ? -1 : d;
+        acc[c].pos  = pos++;
+      }
+    }
+    if (f3) {
+      for (PetscInt cc = F->in3->off[j]; cc < F->in3->off[j + 1]; cc += 2 + 2 * F->in3->data[cc + 1])
+        for (PetscInt e = 0; e < F->in3->data[cc + 1]; e++, c++) {
+          acc[c].root = F->in3->data[cc + 2 + 2 * e] - F->rstart;
+          acc[c].leaf = (PetscMPIInt)F->in3->data[cc + 3 + 2 * e];
           acc[c].pos  = pos++;
         }
-      }
-      if (b == d) {
-        for (PetscInt cc = in3->off[j]; cc < in3->off[j + 1]; cc += 2 + 2 * in3->data[cc + 1])
-          for (PetscInt e = 0; e < in3->data[cc + 1]; e++, c++) {
-            acc[c].root = in3->data[cc + 2 + 2 * e] - rstart;
-            acc[c].leaf = (PetscMPIInt)in3->data[cc + 3 + 2 * e];
-            acc[c].pos  = pos++;
-          }
-        j++;
-      }
+      j++;
     }
-    PetscCheck(c == nacc, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Inconsistent reverse plan");
   }
+  PetscCheck(c == nacc, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Inconsistent reverse plan");
   if (nacc) qsort(acc, (size_t)nacc, sizeof(Acc), CmpAcc);
   plan->nacc = nacc;
   PetscCall(PetscMalloc1(nacc, &plan->accroot));
@@ -676,37 +775,52 @@ PetscErrorCode AIJHybridNodePlanFinish(const AIJHybridNodeTopo *topo, const Pets
     plan->accroot[j] = acc[j].root;
     plan->accpos[j]  = acc[j].pos;
   }
-  plan->nrbuf = nghost + nR3 + nR2 + nR1;
+  PetscCall(PetscFree(acc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
-  /* ---- statistics: the standard exchange sends each requesting rank one message with its entries ---- */
-  PetscCall(PetscArrayzero(cur, P));
-  for (PetscInt i = 0; i < in1->n; i++) {
+/* statistics: the standard exchange sends each requesting rank one message with its entries; the node-aware phases as planned */
+static PetscErrorCode FinishCounts(Finish *F, AIJHybridNodePlan *plan)
+{
+  const PetscInt Nme = F->topo->node[F->me];
+  PetscInt      *cnt = F->cur;
+
+  PetscFunctionBegin;
+  PetscCall(PetscArrayzero(cnt, F->P));
+  for (PetscInt i = 0; i < F->in1->n; i++) {
     const PetscInt *g;
-    cur[in1->peer[i]] += DirectSection(in1, i, &g);
+    cnt[F->in1->peer[i]] += DirectSection(F->in1, i, &g);
   }
-  for (PetscInt j = 0; j < in3->n; j++)
-    for (PetscInt c = in3->off[j]; c < in3->off[j + 1]; c += 2 + 2 * in3->data[c + 1])
-      for (PetscInt e = 0; e < in3->data[c + 1]; e++) cur[in3->data[c + 3 + 2 * e]]++;
-  for (PetscMPIInt r = 0; r < P; r++) {
-    const PetscInt inter = topo->node[r] != Nme;
-    if (r == me || !cur[r]) continue;
+  for (PetscInt j = 0; j < F->in3->n; j++)
+    for (PetscInt c = F->in3->off[j]; c < F->in3->off[j + 1]; c += 2 + 2 * F->in3->data[c + 1])
+      for (PetscInt e = 0; e < F->in3->data[c + 1]; e++) cnt[F->in3->data[c + 3 + 2 * e]]++;
+  for (PetscMPIInt r = 0; r < F->P; r++) {
+    const PetscInt inter = F->topo->node[r] != Nme;
+    if (r == F->me || !cnt[r]) continue;
     plan->standard.msgs[inter]++;
-    plan->standard.entries[inter] += cur[r];
+    plan->standard.entries[inter] += cnt[r];
   }
   for (PetscInt i = 0; i < 3; i++) {
-    PhaseCount(topo, me, &plan->fwd[i], &plan->forward);
-    PhaseCount(topo, me, &plan->rev[i], &plan->reverse);
+    PhaseCount(F->topo, F->me, &plan->fwd[i], &plan->forward);
+    PhaseCount(F->topo, F->me, &plan->rev[i], &plan->reverse);
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
-  PetscCall(PetscFree(acc));
-  PetscCall(PetscFree(pos2));
-  PetscCall(PetscFree(upos_by_c));
-  PetscCall(PetscFree(upos));
-  PetscCall(PetscFree(uoff));
-  PetscCall(PetscFree2(len, rlen));
-  PetscCall(PetscFree2(dest, src));
-  PetscCall(PetscFree4(ndir, ngat, nrel, cur));
-  PetscCall(PetscFree(via));
-  PetscCall(PetscFree(req));
+PetscErrorCode AIJHybridNodePlanFinish(const AIJHybridNodeTopo *topo, const PetscInt ranges[], PetscMPIInt me, PetscInt nghost, const PetscInt ghosts[], const AIJHybridNodeMsgs *in1, const AIJHybridNodeMsgs *in2, const AIJHybridNodeMsgs *in3, AIJHybridNodePlan *plan)
+{
+  Finish F;
+
+  PetscFunctionBegin;
+  PetscCall(FinishSetUp(&F, topo, ranges, me, nghost, ghosts, in1, in2, in3, plan));
+  PetscCall(FinishF1(&F, plan));
+  PetscCall(FinishF2(&F, plan));
+  PetscCall(FinishF3(&F, plan));
+  PetscCall(FinishR3(&F, plan));
+  PetscCall(FinishR2(&F, plan));
+  PetscCall(FinishR1(&F, plan));
+  PetscCall(FinishAccumulate(&F, plan));
+  PetscCall(FinishCounts(&F, plan));
+  PetscCall(FinishDestroy(&F));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
