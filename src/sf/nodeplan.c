@@ -824,3 +824,126 @@ PetscErrorCode AIJHybridNodePlanFinish(const AIJHybridNodeTopo *topo, const Pets
   PetscCall(FinishDestroy(&F));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* ---------------------------------------------------------------------------------------------- */
+/* compiling one direction of a plan into a schedule (see nodeplan.h) */
+
+#define ORIGIN_UNSET PETSC_MIN_INT
+
+static PetscErrorCode StepDestroy(AIJHybridNodeStep *st)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(st->sdest));
+  PetscCall(PetscFree(st->soff));
+  PetscCall(PetscFree(st->sorig));
+  PetscCall(PetscFree(st->rsrc));
+  PetscCall(PetscFree(st->roff));
+  st->nsend = st->nrecv = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AIJHybridNodeScheduleDestroy(AIJHybridNodeSchedule *s)
+{
+  PetscFunctionBegin;
+  for (PetscInt p = 0; p < 3; p++) PetscCall(StepDestroy(&s->step[p]));
+  PetscCall(PetscFree(s->outorig));
+  PetscCall(PetscFree(s->outidx));
+  PetscCall(PetscMemzero(s, sizeof(*s)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* origin of entry e of the source of phase p: forward F1 reads the roots, every other phase the plan's buffer */
+static PetscErrorCode SourceOrigin(const PetscInt origin[], PetscInt nbuf, PetscBool roots, PetscInt e, PetscInt *o)
+{
+  PetscFunctionBegin;
+  if (roots) *o = e;
+  else {
+    PetscCheck(e >= 0 && e < nbuf && origin[e] != ORIGIN_UNSET, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Plan reads buffer entry %" PetscInt_FMT " before it is filled", e);
+    *o = origin[e];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AIJHybridNodeScheduleCreate(const AIJHybridNodePlan *plan, PetscMPIInt me, PetscBool forward, AIJHybridNodeSchedule *s)
+{
+  const AIJHybridNodePhase *phases = forward ? plan->fwd : plan->rev;
+  const PetscInt            nbuf   = forward ? plan->nfbuf : plan->nrbuf;
+  PetscInt                 *origin, rcur = 0, scur = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(s, sizeof(*s)));
+  PetscCall(PetscMalloc1(nbuf, &origin));
+  for (PetscInt e = 0; e < nbuf; e++) origin[e] = ORIGIN_UNSET;
+  if (!forward)
+    for (PetscInt k = 0; k < plan->nghost; k++) origin[k] = k; /* the contributions */
+  for (PetscInt p = 0; p < 3; p++) {
+    const AIJHybridNodePhase *ph    = &phases[p];
+    AIJHybridNodeStep        *st    = &s->step[p];
+    const PetscBool           roots = (PetscBool)(forward && p == 0);
+    PetscInt                  ns = 0, nr = 0, self_s = -1, self_r = -1;
+
+    for (PetscInt i = 0; i < ph->nsend; i++) {
+      if (ph->sdest[i] == me) self_s = i;
+      else ns++;
+    }
+    for (PetscInt j = 0; j < ph->nrecv; j++) {
+      if (ph->rsrc[j] == me) self_r = j;
+      else nr++;
+    }
+    PetscCheck((self_s < 0) == (self_r < 0), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Phase %" PetscInt_FMT " sends to itself without receiving, or the other way", p);
+    /* the copy to itself: its entries take the origins of what it copies */
+    if (self_s >= 0) {
+      const PetscInt n = ph->soff[self_s + 1] - ph->soff[self_s];
+      PetscCheck(n == ph->roff[self_r + 1] - ph->roff[self_r], PETSC_COMM_SELF, PETSC_ERR_PLIB, "Copy to itself of %" PetscInt_FMT " entries into %" PetscInt_FMT, n, ph->roff[self_r + 1] - ph->roff[self_r]);
+      for (PetscInt e = 0; e < n; e++) PetscCall(SourceOrigin(origin, nbuf, roots, ph->sidx[ph->soff[self_s] + e], &origin[ph->roff[self_r] + e]));
+    }
+    /* messages from other ranks land in the receive buffer, phase after phase */
+    st->nrecv = nr;
+    PetscCall(PetscMalloc1(nr, &st->rsrc));
+    PetscCall(PetscMalloc1(nr + 1, &st->roff));
+    st->roff[0] = rcur;
+    for (PetscInt j = 0, c = 0; j < ph->nrecv; j++) {
+      if (j == self_r) continue;
+      st->rsrc[c] = ph->rsrc[j];
+      for (PetscInt e = ph->roff[j]; e < ph->roff[j + 1]; e++) origin[e] = AIJHybridNodeOriginRecv(rcur++);
+      st->roff[++c] = rcur;
+    }
+    /* messages to other ranks: each entry named by its origin */
+    st->nsend = ns;
+    PetscCall(PetscMalloc1(ns, &st->sdest));
+    PetscCall(PetscMalloc1(ns + 1, &st->soff));
+    st->soff[0] = scur;
+    for (PetscInt i = 0, c = 0; i < ph->nsend; i++) {
+      if (i == self_s) continue;
+      st->sdest[c] = ph->sdest[i];
+      scur += ph->soff[i + 1] - ph->soff[i];
+      st->soff[++c] = scur;
+    }
+    PetscCall(PetscMalloc1(scur - st->soff[0], &st->sorig));
+    st->from_src = PETSC_TRUE;
+    for (PetscInt i = 0, c = 0; i < ph->nsend; i++) {
+      if (i == self_s) continue;
+      for (PetscInt e = ph->soff[i]; e < ph->soff[i + 1]; e++, c++) {
+        PetscCall(SourceOrigin(origin, nbuf, roots, ph->sidx[e], &st->sorig[c]));
+        if (st->sorig[c] < 0) st->from_src = PETSC_FALSE;
+      }
+    }
+  }
+  s->nsbuf = scur;
+  s->nrbuf = rcur;
+  if (forward) {
+    s->nout = plan->nghost;
+    PetscCall(PetscMalloc1(s->nout, &s->outorig));
+    for (PetscInt k = 0; k < s->nout; k++) PetscCall(SourceOrigin(origin, nbuf, PETSC_FALSE, plan->gpos[k], &s->outorig[k]));
+  } else {
+    s->nout = plan->nacc;
+    PetscCall(PetscMalloc1(s->nout, &s->outorig));
+    PetscCall(PetscMalloc1(s->nout, &s->outidx));
+    for (PetscInt j = 0; j < s->nout; j++) {
+      PetscCall(SourceOrigin(origin, nbuf, PETSC_FALSE, plan->accpos[j], &s->outorig[j]));
+      s->outidx[j] = plan->accroot[j];
+    }
+  }
+  PetscCall(PetscFree(origin));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
