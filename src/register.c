@@ -1,8 +1,10 @@
 /*
-   Package registration: the types, the root name "aijhybrid", log events, the MPI thread level
+   Package registration: the matrix types, the root name "aijhybrid", the PetscSF type "nodeaware"
+   (src/sf/, registered by its own package function), log events, the MPI thread level
    check, and the hook PETSc's -dll_append calls when it loads libpetscaijhybrid.so.
 */
 #include "aijhybrid.h"
+#include "sf/sfnodeaware.h"
 
 PetscLogEvent MATAIJHYBRID_Partition, MATAIJHYBRID_HaloBegin, MATAIJHYBRID_HaloEnd, MATAIJHYBRID_Mult, MATAIJHYBRID_Transpose;
 int           MatAIJHybrid_MPIThreadLevel = MPI_THREAD_SINGLE;
@@ -26,7 +28,7 @@ PetscErrorCode MatAIJHybridFinalizePackage(void)
 
 /*@C
   MatAIJHybridInitializePackage - Registers `MATSEQAIJHYBRID`, `MATMPIAIJHYBRID` and the root name
-  `MATAIJHYBRID`, and the log events of the package. Idempotent; called by the `-dll_append` hook
+  `MATAIJHYBRID`, the `PetscSF` type `PETSCSFNODEAWARE`, and the log events of the package. Idempotent; called by the `-dll_append` hook
   and by `import petsc_aijhybrid`, and by applications that link the library.
 
   Not Collective
@@ -52,6 +54,7 @@ PetscErrorCode MatAIJHybridInitializePackage(void)
   PetscCall(MatRegister(MATSEQAIJHYBRID, MatCreate_SeqAIJHybrid));
   PetscCall(MatRegister(MATMPIAIJHYBRID, MatCreate_MPIAIJHybrid));
   PetscCall(MatRegisterRootName(MATAIJHYBRID, MATSEQAIJHYBRID, MATMPIAIJHYBRID));
+  PetscCall(PetscSFNodeAwareInitializePackage());
   PetscCall(PetscLogEventRegister("AIJHybPartition", MAT_CLASSID, &MATAIJHYBRID_Partition));
   PetscCall(PetscLogEventRegister("AIJHybHaloBegin", MAT_CLASSID, &MATAIJHYBRID_HaloBegin));
   PetscCall(PetscLogEventRegister("AIJHybHaloEnd", MAT_CLASSID, &MATAIJHYBRID_HaloEnd));
