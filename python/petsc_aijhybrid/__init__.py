@@ -1,7 +1,8 @@
 """petsc-aijhybrid for petsc4py: ``import petsc_aijhybrid`` registers the ``aijhybrid`` matrix type.
 
 After the import, ``A.setType('aijhybrid')``, ``-mat_type aijhybrid`` (through ``PETSc.Options()``
-and ``A.setFromOptions()``) and ``-dm_mat_type aijhybrid`` work in the running petsc4py.
+and ``A.setFromOptions()``) and ``-dm_mat_type aijhybrid`` work in the running petsc4py, and so do
+the PetscSF type ``nodeaware`` (``sf.setType('nodeaware')``, ``-sf_type nodeaware``).
 
 The shared library is found, in order, from the environment variable ``AIJHYBRID_LIB``, the path
 recorded by ``make install``, and the source tree's ``build/lib``.
@@ -10,11 +11,12 @@ recorded by ``make install``, and the source tree's ``build/lib``.
 from ._loader import library_path, load, petsc_version
 from .api import (
     MODES,
-    Exchange,
     PARTITION_TYPES,
+    SF_TYPE,
     get_diffusion,
     get_first_touch,
     get_exchange_stats,
+    halo_sf,
     get_mode,
     get_node_aware,
     get_node_size,
@@ -37,6 +39,9 @@ from .api import (
     set_row_cost,
     set_prefetch,
     set_task_share,
+    sf_get_node_size,
+    sf_get_stats,
+    sf_set_node_size,
 )
 
 __version__ = "0.1.0"
@@ -45,11 +50,12 @@ load()
 
 __all__ = [
     "MODES",
-    "Exchange",
     "PARTITION_TYPES",
+    "SF_TYPE",
     "get_diffusion",
     "get_first_touch",
     "get_exchange_stats",
+    "halo_sf",
     "get_mode",
     "get_node_aware",
     "get_node_size",
@@ -75,4 +81,7 @@ __all__ = [
     "set_row_cost",
     "set_prefetch",
     "set_task_share",
+    "sf_get_node_size",
+    "sf_get_stats",
+    "sf_set_node_size",
 ]
