@@ -28,6 +28,16 @@ typedef void (*NAKernel)(PetscInt, PetscInt, const PetscInt *, void *, const Pet
   { \
     T       *dst = (T *)dstv; \
     const T *S = (const T *)Sv, *R = (const T *)Rv; \
+    if (bs == 1 && !filter) { /* the common case (MatMult, VecScatter without blocks): one element per unit */ \
+      for (PetscInt i = 0; i < n; i++) { \
+        const PetscInt o = orig[i]; \
+        T             *d = dst + (di ? di[i] : i); \
+        const T       *s = o >= 0 ? S + o : R + AIJHybridNodeOriginRecv(o); \
+        const PetscInt k = 0; \
+        STMT; \
+      } \
+      return; \
+    } \
     for (PetscInt i = 0; i < n; i++) { \
       const PetscInt o = orig[i]; \
       if ((filter > 0 && o < 0) || (filter < 0 && o >= 0)) continue; \
@@ -532,7 +542,7 @@ PetscErrorCode PetscSFNodeAwareBegin_Private(PetscSF sf, PetscInt dir, MPI_Datat
   }
   for (PetscInt q = 0; q < 3; q++) {
     const AIJHybridNodeStep *st = &s->step[q];
-    Apply(u, NA_OP_REPLACE, st->soff[st->nsend] - st->soff[0], NULL, link->sbuf + (size_t)st->soff[0] * u.unitbytes, st->sorig, Source(link), NULL, 1);
+    Apply(u, NA_OP_REPLACE, st->soff[st->nsend] - st->soff[0], NULL, link->sbuf + (size_t)st->soff[0] * u.unitbytes, st->sorig, Source(link), NULL, st->from_src ? 0 : 1);
     if (st->from_src) {
       PetscMPIInt cnt;
       PetscCall(PetscMPIIntCast(st->soff[st->nsend] - st->soff[0], &cnt));
