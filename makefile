@@ -129,7 +129,7 @@ test-harness: setup
 # the PetscSF type nodeaware through PETSc's own tests: its SF tests, the VecScatter tests of
 # src/vec/vec/tests, the KSP and SNES tutorials, with -sf_type nodeaware -sf_nodeaware_node_size 2
 # against -sf_type basic (tests/harness/harness.py --inject sf; about an hour on 2 cores)
-HARNESS_SF_VEC := 2 4 5 6 7 8 9 10 11 12 13 14 17 22 23 24 25 33 42 44 45
+HARNESS_SF_VEC := 2 4 5 6 7 8 9 10 11 12 13 14 17 22 23 24 25 33 44 45
 HARNESS_SF_SEARCH := --search 'vec_is_sf_tests-*' $(foreach e,$(HARNESS_SF_VEC),--search 'vec_vec_tests-ex$(e)_*') --search 'ksp_ksp_tutorials-*' --search 'snes_tutorials-*'
 test-harness-sf: setup
 	@$(MAKE) --no-print-directory -C $(TOP) all
