@@ -4,6 +4,7 @@
 #   make bench         the benchmark suite (CONFIG=full|quick|smoke|<file>, BENCH_OUT=dir, BENCH_ARGS=...)
 #   make test          install what is missing, build, run every test (pytest under mpiexec)
 #   make test-flavours the same builds and a test subset against PETSc complex / 64-bit / debug
+#   make test-harness  PETSc's KSP tutorials through its harness with -mat_type aijhybrid (test-harness-sf: with -sf_type nodeaware)
 #   make               build the library, the examples and the unit tests
 #   make install PREFIX=/opt/aijhybrid
 #
@@ -59,7 +60,7 @@ HDR := $(wildcard include/*.h src/*.h src/*/*.h)
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/ex*.c))
 UNIT     := $(BUILD)/tests/test_partition $(BUILD)/tests/test_nodeplan $(BUILD)/tests/test_veckernels $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(filter-out tests/unit/test_partition.c tests/unit/test_nodeplan.c tests/unit/test_veckernels.c,$(wildcard tests/unit/*.c)))
 
-.PHONY: all lib examples unit check-petsc setup run bench test test-flavours test-harness install clean help
+.PHONY: all lib examples unit check-petsc setup run bench test test-flavours test-harness test-harness-sf install clean help
 all: lib examples unit
 
 check-petsc:
@@ -92,10 +93,10 @@ $(BUILD)/tests/test_partition: tests/unit/test_partition.c tests/unit/unitcheck.
 	@mkdir -p $(dir $@)
 	@echo "  CC   tests/unit/test_partition.c"
 	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) tests/unit/test_partition.c src/partition/partition.c -o $@ $(LIBPETSC) $(OPENMP)
-$(BUILD)/tests/test_nodeplan: tests/unit/test_nodeplan.c tests/unit/unitcheck.h src/exchange/nodeplan.c src/exchange/nodeplan.h
+$(BUILD)/tests/test_nodeplan: tests/unit/test_nodeplan.c tests/unit/unitcheck.h src/sf/nodeplan.c src/sf/nodeplan.h
 	@mkdir -p $(dir $@)
 	@echo "  CC   tests/unit/test_nodeplan.c"
-	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) tests/unit/test_nodeplan.c src/exchange/nodeplan.c -o $@ $(LIBPETSC) $(OPENMP)
+	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) tests/unit/test_nodeplan.c src/sf/nodeplan.c -o $@ $(LIBPETSC) $(OPENMP)
 $(BUILD)/tests/test_veckernels: tests/unit/test_veckernels.c tests/unit/unitcheck.h src/kernels/vec.h
 	@mkdir -p $(dir $@)
 	@echo "  CC   tests/unit/test_veckernels.c"
@@ -131,6 +132,15 @@ test-harness: setup
 	@$(MAKE) --no-print-directory -C $(TOP) all
 	cd $(TOP) && $(PYTHON) tests/harness/harness.py --lib $(LIBNAME) --search 'ksp_ksp_tutorials-*' --search 'snes_tutorials-*' --json $(BUILD)/harness-ksp-snes.json
 
+# the PetscSF type nodeaware through PETSc's own tests: its SF tests, the VecScatter tests of
+# src/vec/vec/tests, the KSP and SNES tutorials, with -sf_type nodeaware -sf_nodeaware_node_size 2
+# against -sf_type basic (tests/harness/harness.py --inject sf; about an hour on 2 cores)
+HARNESS_SF_VEC := 2 4 5 6 7 8 9 10 11 12 13 14 17 22 23 24 25 33 44 45
+HARNESS_SF_SEARCH := --search 'vec_is_sf_tests-*' $(foreach e,$(HARNESS_SF_VEC),--search 'vec_vec_tests-ex$(e)_*') --search 'ksp_ksp_tutorials-*' --search 'snes_tutorials-*'
+test-harness-sf: setup
+	@$(MAKE) --no-print-directory -C $(TOP) all
+	cd $(TOP) && $(PYTHON) tests/harness/harness.py --inject sf --lib $(LIBNAME) --no-examples $(HARNESS_SF_SEARCH) --json $(BUILD)/harness-sf.json
+
 install: lib
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 755 $(LIBNAME) $(DESTDIR)$(PREFIX)/lib/
@@ -151,7 +161,7 @@ clean:
 	rm -rf $(BUILD)
 
 help:
-	@sed -n '1,10p' makefile
+	@sed -n '1,11p' makefile
 
 # ---- hardening (share/sanitizers/README.md): sanitizers, memory checker, race detector, fuzzing
 #   make test-asan        plugin, examples and C tests built with -fsanitize=address,undefined (build/asan), run at 1 and 2 ranks x 2 threads

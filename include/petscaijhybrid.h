@@ -9,6 +9,7 @@
 
 #include <petscmat.h>
 #include <petscvec.h>
+#include <petscsf.h>
 
 #define PETSCAIJHYBRID_VERSION_MAJOR 0
 #define PETSCAIJHYBRID_VERSION_MINOR 1
@@ -109,76 +110,101 @@ PETSC_EXTERN PetscErrorCode MatAIJHybridGetThreadTimes(Mat, PetscInt *, PetscInt
 PETSC_EXTERN PetscErrorCode MatAIJHybridResetThreadTimes(Mat);
 PETSC_EXTERN PetscErrorCode MatAIJHybridGetPartition(Mat, PetscInt *, const PetscInt *[]);
 
-/* ---- node-aware halo exchange (src/exchange/) ---- */
+/* ---- the node-aware PetscSF type (src/sf/) ---- */
 
-/*S
-   PetscAIJHybridExchange - a halo exchange for any ghosted pattern: each rank names the global
-   indices (of a `PetscLayout`) it needs; forward copies the owners' values into the ghosts (insert),
-   reverse adds ghost contributions to the owners (add). Standard (a `PetscSF`) or node-aware: what
-   the ranks of one node need from another node travels as one message per node pair, gathered and
-   redistributed on the nodes.
+/*MC
+   PETSCSFNODEAWARE - "nodeaware" - a `PetscSF` type whose broadcasts and reductions send one message
+   per ordered pair of nodes: what the ranks of node N need from the ranks of node M is gathered on
+   one rank of M, sent as one message to one rank of N and redistributed there; data between ranks
+   of one node goes directly. The node pairs are spread over the ranks of each node.
+
+   Options Database Keys:
++  -sf_type nodeaware             - select the type (every `VecScatter` and `PetscSFSetFromOptions()` reads it)
+-  -sf_nodeaware_node_size <k>    - emulate nodes of k consecutive ranks (default 0: the nodes `MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)` finds)
 
    Level: intermediate
 
-.seealso: `PetscAIJHybridExchangeCreate()`, `MatAIJHybridSetNodeAware()`
-S*/
-typedef struct _p_PetscAIJHybridExchange *PetscAIJHybridExchange;
+   Notes:
+   Node-aware: `PetscSFBcastBegin()`/`End()` and `PetscSFReduceBegin()`/`End()` with `MPI_REPLACE`,
+   `MPI_SUM` (`MPIU_SUM`), and `MPI_MAX`/`MPI_MIN` on real and integer units, for units that are
+   `MPIU_SCALAR`, `MPIU_REAL`, `MPIU_INT`, `MPI_INT` or contiguous blocks of one of them (what
+   `VecScatter` with a block size uses), and `MPI_2INT`/`MPIU_2INT` with `MPI_REPLACE`; so also the
+   gathers and scatters of `PetscSFGatherBegin()`/`PetscSFScatterBegin()` (their multi-SF is of this
+   type) and `PetscSFComputeDegreeBegin()`. Results are bitwise those of `PETSCSFBASIC`: a reduction
+   adds a root's contributions in basic's order (this rank's leaves first, then by ascending rank).
+
+   Everything else runs on a `PETSCSFBASIC` SF of the same graph that this type keeps:
+   `PetscSFFetchAndOpBegin()`, other operations and units, memory on a device, and a reduction with
+   `MPI_SUM` on floating-point units when some rank has several leaves on one root of another rank
+   (basic adds them one by one; to keep its order and result, that case is not node-aware).
+
+   Every rank of the communicator must take part in every operation (a rank without roots or leaves
+   may relay for its node), and operations on different `PetscSF`s must be ended in the same order on
+   all ranks, as with `PETSCSFNEIGHBOR`. Ending one begun operation of an SF while another one of
+   the same SF is in flight is fine.
+
+.seealso: `PetscSFType`, `PetscSFSetType()`, `PetscSFNodeAwareSetNodeSize()`, `PetscSFNodeAwareGetStats()`, `MatAIJHybridSetNodeAware()`
+M*/
+#define PETSCSFNODEAWARE "nodeaware"
 
 /*S
-   PetscAIJHybridExchangeCounts - messages and bytes of one exchange, split into inter-node and on-node
+   PetscSFNodeAwareCounts - messages and their size in one operation, split into inter-node and on-node
 
    Fields:
-+  inter_msgs  - messages to ranks on other nodes
-.  inter_bytes - their bytes
-.  on_msgs     - messages to other ranks on the same node (a rank's copy to itself is not a message)
--  on_bytes    - their bytes
++  inter_msgs    - messages to ranks on other nodes
+.  on_msgs       - messages to other ranks on the same node (a rank's copy to itself is not a message)
+.  inter_entries - units they carry
+.  on_entries    - units they carry
+.  inter_bytes   - inter_entries times the size of a `PetscScalar` (the unit of `VecScatter` and the matrix halo)
+-  on_bytes      - on_entries times the size of a `PetscScalar`
 
    Level: intermediate
+
+.seealso: `PetscSFNodeAwareStats`
 S*/
 typedef struct {
   PetscInt   inter_msgs, on_msgs;
-  PetscInt64 inter_bytes, on_bytes;
-} PetscAIJHybridExchangeCounts;
+  PetscInt64 inter_entries, on_entries, inter_bytes, on_bytes;
+} PetscSFNodeAwareCounts;
 
 /*S
-   PetscAIJHybridExchangeStats - message statistics of the standard and the node-aware exchange of one ghost pattern
+   PetscSFNodeAwareStats - the nodes and the messages of a node-aware `PetscSF` and of a basic one of the same graph
 
    Fields:
 +  nnodes            - number of nodes
 .  node              - node of this rank
 .  node_ranks        - ranks on that node
-.  node_aware        - whether the exchange in use is the node-aware one
-.  standard          - messages this rank sends in one forward standard exchange (reverse: the same)
-.  nodeaware         - messages this rank sends in one forward node-aware exchange
-.  nodeaware_reverse - messages this rank sends in one reverse node-aware exchange (one value per ghost and requesting rank: nothing is summed on the way)
--  *_total           - the same summed over all ranks
+.  node_aware        - `MatAIJHybridGetExchangeStats()`: whether the matrix's halo `PetscSF` is of type `PETSCSFNODEAWARE`; otherwise `PETSC_TRUE`
+.  basic             - messages this rank sends in one broadcast of `PETSCSFBASIC` (a reduction sends as many in total)
+.  nodeaware         - messages this rank sends in one node-aware broadcast
+.  nodeaware_reverse - messages this rank sends in one node-aware reduction (one unit per root and leaf rank: nothing is combined on the way)
+.  *_total           - the same summed over all ranks
+.  ops_nodeaware     - broadcasts and reductions this SF has run node-aware so far (this rank)
+-  ops_basic         - operations it has run on its basic SF (other units or operations, fetch-and-op, ...)
 
    Level: intermediate
+
+.seealso: `PetscSFNodeAwareGetStats()`, `PETSCSFNODEAWARE`
 S*/
 typedef struct {
-  PetscInt                     nnodes, node, node_ranks;
-  PetscBool                    node_aware;
-  PetscAIJHybridExchangeCounts standard, nodeaware, nodeaware_reverse;
-  PetscAIJHybridExchangeCounts standard_total, nodeaware_total, nodeaware_reverse_total;
-} PetscAIJHybridExchangeStats;
+  PetscInt               nnodes, node, node_ranks;
+  PetscBool              node_aware;
+  PetscSFNodeAwareCounts basic, nodeaware, nodeaware_reverse;
+  PetscSFNodeAwareCounts basic_total, nodeaware_total, nodeaware_reverse_total;
+  PetscInt64             ops_nodeaware, ops_basic;
+} PetscSFNodeAwareStats;
 
-PETSC_EXTERN PetscErrorCode PetscAIJHybridExchangeCreate(MPI_Comm, PetscLayout, PetscInt, const PetscInt[], PetscBool, PetscInt, PetscAIJHybridExchange *);
-PETSC_EXTERN PetscErrorCode PetscAIJHybridExchangeCreateFromVec(Vec, PetscInt, const PetscInt[], PetscBool, PetscInt, PetscAIJHybridExchange *);
-PETSC_EXTERN PetscErrorCode PetscAIJHybridExchangeDestroy(PetscAIJHybridExchange *);
-PETSC_EXTERN PetscErrorCode PetscAIJHybridExchangeForwardBegin(PetscAIJHybridExchange, const PetscScalar[], PetscScalar[]);
-PETSC_EXTERN PetscErrorCode PetscAIJHybridExchangeForwardEnd(PetscAIJHybridExchange, const PetscScalar[], PetscScalar[]);
-PETSC_EXTERN PetscErrorCode PetscAIJHybridExchangeReverseBegin(PetscAIJHybridExchange, const PetscScalar[], PetscScalar[]);
-PETSC_EXTERN PetscErrorCode PetscAIJHybridExchangeReverseEnd(PetscAIJHybridExchange, const PetscScalar[], PetscScalar[]);
-PETSC_EXTERN PetscErrorCode PetscAIJHybridExchangeForwardVec(PetscAIJHybridExchange, Vec, Vec);
-PETSC_EXTERN PetscErrorCode PetscAIJHybridExchangeReverseVec(PetscAIJHybridExchange, Vec, Vec);
-PETSC_EXTERN PetscErrorCode PetscAIJHybridExchangeGetStats(PetscAIJHybridExchange, PetscAIJHybridExchangeStats *);
-PETSC_EXTERN PetscErrorCode PetscAIJHybridExchangeView(PetscAIJHybridExchange, PetscViewer);
+PETSC_EXTERN PetscErrorCode PetscSFNodeAwareSetNodeSize(PetscSF, PetscInt);
+PETSC_EXTERN PetscErrorCode PetscSFNodeAwareGetNodeSize(PetscSF, PetscInt *);
+PETSC_EXTERN PetscErrorCode PetscSFNodeAwareGetStats(PetscSF, PetscSFNodeAwareStats *);
 
+/* ---- the matrix's halo exchange ---- */
+PETSC_EXTERN PetscErrorCode MatAIJHybridGetHaloSF(Mat, PetscSF *);
 PETSC_EXTERN PetscErrorCode MatAIJHybridSetNodeAware(Mat, PetscBool);
 PETSC_EXTERN PetscErrorCode MatAIJHybridGetNodeAware(Mat, PetscBool *);
 PETSC_EXTERN PetscErrorCode MatAIJHybridSetNodeSize(Mat, PetscInt);
 PETSC_EXTERN PetscErrorCode MatAIJHybridGetNodeSize(Mat, PetscInt *);
-PETSC_EXTERN PetscErrorCode MatAIJHybridGetExchangeStats(Mat, PetscAIJHybridExchangeStats *);
+PETSC_EXTERN PetscErrorCode MatAIJHybridGetExchangeStats(Mat, PetscSFNodeAwareStats *);
 
 /* ---- threaded vectors (src/vec/) ---- */
 

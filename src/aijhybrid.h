@@ -9,8 +9,6 @@
 #include <petscaijhybrid.h>
 #include <petsc/private/matimpl.h>
 #include "partition/partition.h"
-#include "exchange/halo.h"
-#include "exchange/nodeaware.h"
 #include "kernels/csr.h"
 #include "threads/threads.h"
 
@@ -115,7 +113,10 @@ typedef struct {
   PetscReal          task_share;   /* task mode: thread 0's diagonal share after the exchange; < 0: measured */
   PetscReal          task_lead;    /* the share in force */
   PetscInt           task_adapts;  /* measurements that resized it; AIJHYBRID_TASK_ADAPT_MAX ends them */
-  AIJHybridHalo      halo;         /* mpi only */
+  PetscSF            halo;         /* mpi only: roots the owned columns, leaves the ghosts 0..nghost-1 (src/mat/halo.c) */
+  PetscInt           nghost;
+  PetscBool          halo_forced;  /* its type was set to nodeaware by node_aware (else it is what -sf_type says) */
+  PetscInt           halo_node_size; /* node_size when it was built */
   Mat                halo_block;   /* off-diagonal block the halo was built for (referenced) */
   PetscScalar       *ghost, *ghost_t; /* ghost values (forward) and ghost contributions (transpose) */
 
@@ -125,10 +126,9 @@ typedef struct {
   MatAIJHybridMode   tstat_mode; /* mode they are for */
   PetscInt           nprod;      /* products accumulated */
 
-  /* node-aware halo exchange (mpi only): used by the products when node_aware; built for the statistics otherwise */
-  PetscBool           node_aware;
-  PetscInt            node_size; /* 0: nodes from MPI_COMM_TYPE_SHARED; k > 0: emulated nodes of k consecutive ranks */
-  AIJHybridNodeAware *na;        /* for the pattern of halo_block, built with na->node_size */
+  /* the halo PetscSF's type (mpi only): nodeaware when node_aware, otherwise the one -sf_type gives (default basic) */
+  PetscBool node_aware;
+  PetscInt  node_size; /* nodeaware: 0 for the SF's own choice (-sf_nodeaware_node_size, default MPI_COMM_TYPE_SHARED); k > 0 emulated nodes of k ranks */
 } Mat_AIJHybrid;
 
 #define AIJHYBRID_TSTAT_STRIDE 8
@@ -143,7 +143,7 @@ typedef struct {
 PETSC_INTERN PetscLogEvent MATAIJHYBRID_Partition, MATAIJHYBRID_HaloBegin, MATAIJHYBRID_HaloEnd, MATAIJHYBRID_Mult, MATAIJHYBRID_Transpose;
 PETSC_INTERN int           MatAIJHybrid_MPIThreadLevel;
 
-/* context (src/mat/context.c), caches (cache.c), options (options.c), views (view.c), products with other types (product.c), MatZeroRows (zerorows.c) */
+/* context (src/mat/context.c), caches (cache.c), options (options.c), views (view.c), products with other types (product.c), MatZeroRows (zerorows.c), the halo PetscSF (halo.c) */
 PETSC_INTERN PetscErrorCode MatAIJHybridGetVecArrays(Vec, Vec, Vec, const PetscScalar **, const PetscScalar **, PetscScalar **);
 PETSC_INTERN PetscErrorCode MatAIJHybridRestoreVecArrays(Vec, Vec, Vec, const PetscScalar **, const PetscScalar **, PetscScalar **);
 PETSC_INTERN PetscErrorCode MatAIJHybridContextCreate(Mat, Mat_AIJHybrid **);
@@ -172,8 +172,9 @@ PETSC_INTERN void           MatAIJHybridPrefetchRestart(Mat_AIJHybrid *);
 PETSC_INTERN PetscErrorCode MatAIJHybridPrefetchRecord(Mat, Mat_AIJHybrid *, PetscInt, double);
 PETSC_INTERN PetscErrorCode MatCreateVecs_AIJHybrid(Mat, Vec *, Vec *);
 PETSC_INTERN PetscErrorCode MatZeroRows_AIJHybrid(Mat, PetscInt, const PetscInt[], PetscScalar, Vec, Vec);
-PETSC_INTERN PetscErrorCode MatAIJHybridNodeAwareUpdate(Mat, Mat_AIJHybrid *, PetscBool);
-PETSC_INTERN PetscErrorCode MatAIJHybridViewNodeAware_Private(Mat, PetscViewer, Mat_AIJHybrid *, PetscViewerFormat);
+PETSC_INTERN PetscErrorCode MatAIJHybridHaloUpdate(Mat, Mat_AIJHybrid *, PetscBool);
+PETSC_INTERN PetscErrorCode MatAIJHybridHaloReset(Mat_AIJHybrid *);
+PETSC_INTERN PetscErrorCode MatAIJHybridViewHalo_Private(Mat, PetscViewer, Mat_AIJHybrid *, PetscViewerFormat);
 
 /* option values that are no number (src/mat/optcheck.c) */
 PETSC_INTERN PetscErrorCode MatAIJHybridCheckOptionValues(Mat);

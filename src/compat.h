@@ -30,4 +30,11 @@ typedef PetscOptionItems AIJHybridOptionItems;
   #define AIJHybridContainerContext(arg)     (*(void **)(arg))
 #endif
 
+/* PetscSF ops and PetscSFGetLeafRanks()/GetRootRanks(): rank counts are PetscInt up to 3.21, PetscMPIInt from 3.22 */
+#if PETSC_VERSION_LT(3, 22, 0)
+typedef PetscInt AIJHybridSFRankCount;
+#else
+typedef PetscMPIInt AIJHybridSFRankCount;
+#endif
+
 #endif

@@ -1,9 +1,11 @@
 /*
-   Package registration: the types, the root name "aijhybrid", log events, the MPI thread level
+   Package registration: the matrix types, the root name "aijhybrid", the PetscSF type "nodeaware"
+   (src/sf/, registered by its own package function), log events, the MPI thread level
    check, and the hook PETSc's -dll_append calls when it loads libpetscaijhybrid.so.
 */
 #include "aijhybrid.h"
 #include "vec/vechybrid.h"
+#include "sf/sfnodeaware.h"
 
 PetscLogEvent MATAIJHYBRID_Partition, MATAIJHYBRID_HaloBegin, MATAIJHYBRID_HaloEnd, MATAIJHYBRID_Mult, MATAIJHYBRID_Transpose;
 int           MatAIJHybrid_MPIThreadLevel = MPI_THREAD_SINGLE;
@@ -29,7 +31,7 @@ PetscErrorCode MatAIJHybridFinalizePackage(void)
 /*@C
   MatAIJHybridInitializePackage - Registers the types of the package: `MATSEQAIJHYBRID`,
   `MATMPIAIJHYBRID` and the root name `MATAIJHYBRID`, the vector types `VECHYBRID`, `VECSEQHYBRID`
-  and `VECMPIHYBRID` (and `-vec_hybrid_standard`), and the log events of the package. Idempotent; called by the `-dll_append` hook
+  and `VECMPIHYBRID` (and `-vec_hybrid_standard`), the `PetscSF` type `PETSCSFNODEAWARE`, and the log events of the package. Idempotent; called by the `-dll_append` hook
   and by `import petsc_aijhybrid`, and by applications that link the library.
 
   Not Collective
@@ -62,6 +64,7 @@ PetscErrorCode MatAIJHybridInitializePackage(void)
   PetscCall(VecRegister(VECMPIHYBRID, VecCreate_MPIHybrid));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-vec_hybrid_standard", &standard, NULL));
   if (standard) PetscCall(VecHybridSetStandard(PETSC_TRUE));
+  PetscCall(PetscSFNodeAwareInitializePackage());
   PetscCall(PetscLogEventRegister("AIJHybPartition", MAT_CLASSID, &MATAIJHYBRID_Partition));
   PetscCall(PetscLogEventRegister("AIJHybHaloBegin", MAT_CLASSID, &MATAIJHYBRID_HaloBegin));
   PetscCall(PetscLogEventRegister("AIJHybHaloEnd", MAT_CLASSID, &MATAIJHYBRID_HaloEnd));

@@ -3,7 +3,10 @@
 Each test runs harness.py over a selection of PETSc 3.18 KSP and SNES tutorials twice (baseline with
 -mat_type aij, then -dll_append <lib> -mat_type aijhybrid -vec_type hybrid -dm_vec_type hybrid, the
 matrix and vector types of the plugin) and requires no regression; one test
-runs our own examples (examples/*.c) through the same harness and requires all of them to pass.
+runs our own examples (examples/*.c) through the same harness and requires all of them to pass;
+one runs a representative part of PETSc's SF and VecScatter tests and a few KSP/SNES tutorials with
+the PetscSF type injected (--inject sf: -sf_type nodeaware -sf_nodeaware_node_size 2 against
+-sf_type basic; `make test-harness-sf` runs the whole suites).
 The library is build/lib/libpetscaijhybrid.so, or $AIJHYBRID_LIB.  About 5-8 minutes in all on
 2 cores (the first run also copies the harness tree and compiles the tutorials).
 """
@@ -96,3 +99,23 @@ def test_ksp_tutorials(tmp_path, subset):
     assert rc == 0, "%s\n%s" % (cmd, summary)
     assert data["runs"]["baseline"]["executed"] > 0 and data["runs"]["plugin"]["executed"] > 0, summary
     assert not data["regressions"], summary
+
+
+# PetscSF tests (every operation, several -sf_type runs of one example, multi-SF, embedded SFs,
+# VecScatter with blocks), VecScatter tests, and tutorials whose DMDA/MATMPIAIJ scatters cross nodes
+SF_SUBSET = ["vec_is_sf_tests-ex1_*", "vec_is_sf_tests-ex3_*", "vec_is_sf_tests-ex4_*", "vec_is_sf_tests-ex5_*",
+             "vec_is_sf_tests-ex9_*", "vec_is_sf_tests-ex16_*", "vec_vec_tests-ex8_*", "vec_vec_tests-ex24_*",
+             T + "ex45_*", "snes_tutorials-ex5_*"]
+
+
+def test_sf_injection(tmp_path):
+    """No test that passes with -sf_type basic fails with -sf_type nodeaware (emulated nodes of 2)."""
+    args = ["--no-examples", "--inject", "sf"]
+    for pattern in SF_SUBSET:
+        args += ["--search", pattern]
+    rc, summary, data, cmd = run_harness(tmp_path, *args)
+    assert rc == 0, "%s\n%s" % (cmd, summary)
+    assert data["runs"]["baseline"]["executed"] > 0 and data["runs"]["plugin"]["executed"] > 0, summary
+    assert not data["regressions"], summary
+    # the tests that choose their own -sf_type (ex1_window*, ex4_2_window*, ...) are listed, not left out
+    assert data["own_option"], summary

@@ -1,21 +1,19 @@
-"""Node-aware halo exchange (-mat_aijhybrid_node_aware, petsc_aijhybrid.Exchange).
+"""The matrix's node-aware halo exchange (-mat_aijhybrid_node_aware: its halo PetscSF is of type
+nodeaware).
 
-- C unit tests of the pure plan builder (tests/unit/test_nodeplan.c): simulated ranks 1..9 with
-  arbitrary and uneven rank -> node maps, every phase matched, forward exact, reverse bitwise in
-  PetscSF's order, message-count properties.
-- The standalone exchange at 1..8 ranks, node sizes 1..ranks (uneven included) and shared-memory
-  nodes, on random layouts (ranks owning nothing, ranks needing nothing, ghosts owned by the rank
-  itself): forward and reverse bitwise identical to the standard exchange (and the reverse to the
-  PetscSF order computed in numpy); message statistics equal to the counts computed from the pattern.
-- Every product with the node-aware exchange against MATAIJ (<= 1e-13) and bitwise against the
-  standard exchange, at 1/2/4 ranks, OMP_NUM_THREADS 1..3, 1..3 threads in-process, both modes,
-  node sizes 1, 2 and shared memory; no off-process part; ranks owning no rows; repeated products; a
-  pattern change (new off-process nonzeros, reassembly) between products.
+- C unit tests of the pure plan builder and its compiled schedules (tests/unit/test_nodeplan.c):
+  simulated ranks 1..9 with arbitrary and uneven rank -> node maps, every phase matched, forward
+  exact, reverse bitwise in PetscSF's order, message-count properties. (The SF type itself against
+  basic: tests/test_sf.py.)
+- Every product with the node-aware halo SF against MATAIJ (<= 1e-13) and bitwise against a basic
+  halo SF, at 1/2/4 ranks, OMP_NUM_THREADS 1..3, 1..3 threads in-process, both modes, node sizes 1,
+  2 and shared memory; no off-process part; ranks owning no rows; repeated products; a pattern change
+  (new off-process nonzeros, reassembly) between products; every exchange counted as node-aware.
 - Message counts on 3D 7-point Poisson, 16 ranks as 4 emulated nodes of 4 (4 x 2 x 2 process grid):
   at most one inter-node message per ordered node pair; the reduction of the inter-node message
   count is predicted as (inter-node rank pairs with traffic) / (ordered node pairs with traffic),
   both counted from the ghost pattern, and must equal the measured one (4 here).
-- Options, -help and -mat_view lines.
+- Options, -help, -mat_view and -sf_view lines.
 """
 
 import re
@@ -51,12 +49,6 @@ def test_plan_builder_unit():
     npass, nfail = int(last.split()[0]), int(last.split()[2])
     assert nfail == 0 and npass > 10000, last
     assert "bytes" not in out.stdout + out.stderr, "unfreed memory:\n" + out.stdout[-2000:]
-
-
-@pytest.mark.parametrize("ranks", range(1, 9))
-def test_standalone_exchange_random_patterns(ranks):
-    res = _ok(cached_worker("nodeaware", ranks, 1, ["exchange"], timeout=300), 6)
-    assert res["size"] == ranks
 
 
 @pytest.mark.parametrize("threads", THREADS)
@@ -96,26 +88,23 @@ def test_options_help_and_view():
     assert "-mat_aijhybrid_node_aware" in out and "MatAIJHybridSetNodeAware" in out
     # "-opt <now v" up to PETSc 3.25, "-opt: <now v" in 3.26
     assert re.search(r"-mat_aijhybrid_node_size:? <now 2", out) and "MatAIJHybridSetNodeSize" in out
-    assert "AIJHybrid: halo exchange node-aware, one inter-node message per node pair (emulated nodes of 2 ranks)" in out
-    assert "AIJHybrid: 2 nodes; one forward exchange, all ranks: standard" in out
+    assert "AIJHybrid: halo exchange: PetscSF of type nodeaware, one inter-node message per node pair, emulated nodes of 2 ranks" in out
+    assert "AIJHybrid: 2 nodes; one exchange, all ranks: basic" in out
     for r in range(3):
         assert ("[%d] node " % r) in out, out
-    assert "PetscAIJHybridExchange: node-aware, nodes emulated" in out
-    assert "PetscAIJHybridExchange: 3 nodes" in out
-    # without the option: the standard exchange is shown, and the statistics only in detail
+    # PetscSFView of a node-aware SF: PETSc's lines (type nodeaware), then the type's
+    assert "type: nodeaware" in out and "MultiSF sort=rank-order" in out
+    assert "NodeAware: 3 nodes (emulated nodes of 1 ranks)" in out
+    assert "NodeAware:   broadcast" in out and "NodeAware:   reduction" in out
+    for r in range(3):
+        assert ("NodeAware: [%d] node %d (1 ranks) sends" % (r, r)) in out, out
+    # without the option: the basic halo SF is shown, and the statistics only in detail
     run = mpirun.run_worker("nodeaware", 2, 1, ["view"])
     _ok(run, 1)
-    assert "AIJHybrid: halo exchange standard (PetscSF) (nodes from MPI_COMM_TYPE_SHARED)" in run.out
-    assert "AIJHybrid: 1 nodes; one forward exchange, all ranks: standard 0 inter-node messages" in run.out
-
-
-@pytest.mark.parametrize("ranks", (1, 3, 5))
-def test_exchange_c_api(ranks):
-    """The public C object (tests/unit/exchange_api.c) under -malloc_debug -malloc_dump."""
-    exe = os.path.join(BUILD, "tests", "exchange_api")
-    assert os.path.exists(exe), "build the unit tests first: make unit"
-    run = mpirun.run([exe, "-malloc_debug", "-malloc_dump"], ranks=ranks, threads=1)
-    assert run.rc == 0, run.describe()
-    assert "exchange API matches" in run.output, run.describe()
-    assert "PetscAIJHybridExchange: 1 nodes" in run.output, run.describe()
-    assert " bytes " not in run.err, "unfreed memory:\n" + run.err[-3000:]
+    assert "AIJHybrid: halo exchange: PetscSF of type basic" in run.out
+    assert "AIJHybrid: 1 nodes; one exchange, all ranks: basic 0 inter-node messages" in run.out
+    # -sf_type nodeaware alone makes the halo SF node-aware too
+    run = mpirun.run_worker("nodeaware", 2, 1, ["view", "-sf_type", "nodeaware", "-sf_nodeaware_node_size", "1"])
+    info = _ok(run, 1)["info"]
+    assert info["node_aware"] is False
+    assert "AIJHybrid: halo exchange: PetscSF of type nodeaware, one inter-node message per node pair, emulated nodes of 1 ranks" in run.out

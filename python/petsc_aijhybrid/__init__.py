@@ -3,7 +3,8 @@ and the ``hybrid`` vector type.
 
 After the import, ``A.setType('aijhybrid')``, ``-mat_type aijhybrid`` (through ``PETSc.Options()``
 and ``A.setFromOptions()``) and ``-dm_mat_type aijhybrid`` work in the running petsc4py, and so do
-``v.setType('hybrid')``, ``-vec_type hybrid`` and ``-dm_vec_type hybrid`` (see ``petsc_aijhybrid.vec``).
+``v.setType('hybrid')``, ``-vec_type hybrid`` and ``-dm_vec_type hybrid`` (see ``petsc_aijhybrid.vec``) and
+the PetscSF type ``nodeaware`` (``sf.setType('nodeaware')``, ``-sf_type nodeaware``).
 
 The shared library is found, in order, from the environment variable ``AIJHYBRID_LIB``, the path
 recorded by ``make install``, and the source tree's ``build/lib``.
@@ -12,11 +13,12 @@ recorded by ``make install``, and the source tree's ``build/lib``.
 from ._loader import library_path, load, petsc_version
 from .api import (
     MODES,
-    Exchange,
     PARTITION_TYPES,
+    SF_TYPE,
     get_diffusion,
     get_first_touch,
     get_exchange_stats,
+    halo_sf,
     get_mode,
     get_node_aware,
     get_node_size,
@@ -39,6 +41,9 @@ from .api import (
     set_row_cost,
     set_prefetch,
     set_task_share,
+    sf_get_node_size,
+    sf_get_stats,
+    sf_set_node_size,
 )
 
 from .vec import VEC_TYPES, create_vec, get_standard, get_threshold, set_partition, set_standard, set_threshold
@@ -56,11 +61,12 @@ __all__ = [
     "set_partition",
     "set_standard",
     "set_threshold",
-    "Exchange",
     "PARTITION_TYPES",
+    "SF_TYPE",
     "get_diffusion",
     "get_first_touch",
     "get_exchange_stats",
+    "halo_sf",
     "get_mode",
     "get_node_aware",
     "get_node_size",
@@ -86,4 +92,7 @@ __all__ = [
     "set_row_cost",
     "set_prefetch",
     "set_task_share",
+    "sf_get_node_size",
+    "sf_get_stats",
+    "sf_set_node_size",
 ]

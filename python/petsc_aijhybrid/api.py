@@ -207,11 +207,14 @@ def get_partition(A):
     return [ptr[i] for i in range(n.value + 1)]
 
 
-# ---- node-aware halo exchange -------------------------------------------------------------------
+# ---- the node-aware PetscSF type and the matrix's halo exchange ----------------------------------
+
+SF_TYPE = "nodeaware"  # PETSCSFNODEAWARE: PETSc.SF().setType(SF_TYPE), or -sf_type nodeaware
 
 
 def set_node_aware(A, flag=True):
-    """Products of A use the node-aware halo exchange (one inter-node message per ordered node pair)."""
+    """The halo exchange of A is a PetscSF of type nodeaware (one inter-node message per ordered
+    node pair); False: the type -sf_type gives (default basic)."""
     _call("MatAIJHybridSetNodeAware", _mat(A), ctypes.c_int(1 if flag else 0))
 
 
@@ -222,37 +225,51 @@ def get_node_aware(A):
 
 
 def set_node_size(A, k):
-    """Emulated nodes of k consecutive ranks; None or 0: the nodes MPI_COMM_TYPE_SHARED finds."""
+    """Emulated nodes of k consecutive ranks for A's node-aware halo exchange; None or 0: left to
+    the PetscSF (-sf_nodeaware_node_size, default the nodes MPI_COMM_TYPE_SHARED finds)."""
     _call("MatAIJHybridSetNodeSize", _mat(A), _int_type()(0 if k is None else int(k)))
 
 
 def get_node_size(A):
-    """Ranks per emulated node, or 0 for shared-memory nodes."""
+    """Ranks per emulated node, or 0 when left to the PetscSF."""
     k = _int_type()()
     _call("MatAIJHybridGetNodeSize", _mat(A), ctypes.byref(k))
     return k.value
 
 
-_COUNTS = ("standard", "nodeaware", "nodeaware_reverse")
+def sf_set_node_size(sf, k):
+    """Emulated nodes of k consecutive ranks for a petsc4py SF of type nodeaware (None or 0: the
+    nodes MPI_COMM_TYPE_SHARED finds); other types ignore it."""
+    _call("PetscSFNodeAwareSetNodeSize", ctypes.c_void_p(sf.handle), _int_type()(0 if k is None else int(k)))
+
+
+def sf_get_node_size(sf):
+    k = _int_type()()
+    _call("PetscSFNodeAwareGetNodeSize", ctypes.c_void_p(sf.handle), ctypes.byref(k))
+    return k.value
+
+
+_COUNTS = ("basic", "nodeaware", "nodeaware_reverse")
 
 
 def _stats_struct():
     I = _int_type()
 
     class Counts(ctypes.Structure):
-        _fields_ = [("inter_msgs", I), ("on_msgs", I), ("inter_bytes", ctypes.c_int64), ("on_bytes", ctypes.c_int64)]
+        _fields_ = [("inter_msgs", I), ("on_msgs", I), ("inter_entries", ctypes.c_int64), ("on_entries", ctypes.c_int64),
+                    ("inter_bytes", ctypes.c_int64), ("on_bytes", ctypes.c_int64)]
 
     class Stats(ctypes.Structure):
-        _fields_ = [("nnodes", I), ("node", I), ("node_ranks", I), ("node_aware", ctypes.c_int)] + [
-            (n, Counts) for n in _COUNTS
-        ] + [(n + "_total", Counts) for n in _COUNTS]
+        _fields_ = ([("nnodes", I), ("node", I), ("node_ranks", I), ("node_aware", ctypes.c_int)]
+                    + [(n, Counts) for n in _COUNTS] + [(n + "_total", Counts) for n in _COUNTS]
+                    + [("ops_nodeaware", ctypes.c_int64), ("ops_basic", ctypes.c_int64)])
 
     return Stats()
 
 
 def _stats_dict(st):
     def counts(c):
-        return {"inter_msgs": c.inter_msgs, "inter_bytes": c.inter_bytes, "on_msgs": c.on_msgs, "on_bytes": c.on_bytes}
+        return {f: getattr(c, f) for f in ("inter_msgs", "inter_bytes", "inter_entries", "on_msgs", "on_bytes", "on_entries")}
 
     return {
         "nodes": st.nnodes,
@@ -261,97 +278,58 @@ def _stats_dict(st):
         "node_aware": bool(st.node_aware),
         "rank": {n: counts(getattr(st, n)) for n in _COUNTS},
         "total": {n: counts(getattr(st, n + "_total")) for n in _COUNTS},
+        "ops_nodeaware": st.ops_nodeaware,
+        "ops_basic": st.ops_basic,
     }
 
 
-def get_exchange_stats(A):
-    """Messages and bytes of one halo exchange of A, standard and node-aware (collective).
-
-    Returns {"nodes", "node", "node_ranks", "node_aware", "rank": {...}, "total": {...}} where "rank"
-    (this rank's sends) and "total" (all ranks) map "standard", "nodeaware" (forward) and
-    "nodeaware_reverse" to {"inter_msgs", "inter_bytes", "on_msgs", "on_bytes"}. The standard
-    reverse sends the same messages as its forward."""
+def sf_get_stats(sf):
+    """Nodes and messages of a petsc4py SF of type nodeaware (collective): the dictionary of
+    get_exchange_stats(). Bytes are for one PetscScalar per unit."""
     st = _stats_struct()
-    _call("MatAIJHybridGetExchangeStats", _mat(A), ctypes.byref(st))
+    _call("PetscSFNodeAwareGetStats", ctypes.c_void_p(sf.handle), ctypes.byref(st))
     return _stats_dict(st)
 
 
-class Exchange:
-    """A halo exchange for any ghosted pattern (C: PetscAIJHybridExchange), standard or node-aware.
+def halo_sf(A):
+    """A node-aware petsc4py SF of the ghost pattern of an MPIAIJ-family matrix A (roots: A's owned
+    columns; leaves: the ghost columns of its local rows, ascending): the graph of A's halo exchange."""
+    import numpy as np
+    from petsc4py import PETSc
 
-    ``Exchange(x, ghosts, node_aware=True, node_size=None)``: x is a Vec whose layout holds the owned
-    entries, ghosts the distinct global indices this rank needs. ``forward(x)`` returns the ghost
-    values (numpy); ``reverse(contrib, y)`` adds the contributions to their owners in y (a Vec or a
-    numpy array of the local size, changed in place). Collective: create, use and ``destroy()`` on
-    every rank (or use it as a context manager)."""
+    ia, ja, _ = A.getValuesCSR()
+    c0, c1 = A.getOwnershipRangeColumn()
+    ghosts = np.unique(ja[(ja < c0) | (ja >= c1)])
+    ranges = np.asarray(A.getOwnershipRangesColumn())
+    owner = np.searchsorted(ranges, ghosts, side="right") - 1
+    remote = np.empty(2 * len(ghosts), dtype=PETSc.IntType)
+    remote[0::2] = owner
+    remote[1::2] = ghosts - ranges[owner]
+    sf = PETSc.SF().create(comm=A.getComm())
+    sf.setType(SF_TYPE)
+    sf.setGraph(c1 - c0, None, remote)
+    return sf
 
-    def __init__(self, x, ghosts, node_aware=True, node_size=None):
-        import numpy as np
-        from petsc4py import PETSc
 
-        self._np = np
-        self._scalar = PETSc.ScalarType
-        self.nlocal = x.getLocalSize()
-        g = np.ascontiguousarray(np.asarray(ghosts, dtype=PETSc.IntType))
-        self.nghost = len(g)
-        self._h = ctypes.c_void_p()
-        _call(
-            "PetscAIJHybridExchangeCreateFromVec",
-            ctypes.c_void_p(x.handle),
-            _int_type()(self.nghost),
-            g.ctypes.data_as(ctypes.c_void_p),
-            ctypes.c_int(1 if node_aware else 0),
-            _int_type()(0 if node_size is None else int(node_size)),
-            ctypes.byref(self._h),
-        )
+def get_exchange_stats(A, node_size=None):
+    """Messages and bytes of one halo exchange of A, basic and node-aware (collective).
 
-    def _local(self, v, n, write):
-        from petsc4py import PETSc
-
-        if isinstance(v, PETSc.Vec):
-            a = v.getArray(readonly=not write)
-        else:
-            a = v
-        if not (isinstance(a, self._np.ndarray) and a.dtype == self._scalar and a.flags["C_CONTIGUOUS"] and len(a) == n):
-            raise ValueError("need a contiguous %s array (or Vec) of %d local entries" % (self._scalar, n))
-        return a
-
-    def forward(self, x, ghost=None):
-        """Ghost values: ghost[k] = x(ghosts[k]) (x: Vec or numpy array of the owned entries)."""
-        xa = self._local(x, self.nlocal, False)
-        ghost = self._np.empty(self.nghost, dtype=self._scalar) if ghost is None else ghost
-        ga = self._local(ghost, self.nghost, True)
-        p = (xa.ctypes.data_as(ctypes.c_void_p), ga.ctypes.data_as(ctypes.c_void_p))
-        _call("PetscAIJHybridExchangeForwardBegin", self._h, *p)
-        _call("PetscAIJHybridExchangeForwardEnd", self._h, *p)
-        return ga
-
-    def reverse(self, contrib, y):
-        """y(ghosts[k]) += contrib[k] on the owners (y: Vec or numpy array, changed in place)."""
-        ca = self._np.ascontiguousarray(self._local(self._np.asarray(contrib, dtype=self._scalar), self.nghost, False))
-        ya = self._local(y, self.nlocal, True)
-        p = (ca.ctypes.data_as(ctypes.c_void_p), ya.ctypes.data_as(ctypes.c_void_p))
-        _call("PetscAIJHybridExchangeReverseBegin", self._h, *p)
-        _call("PetscAIJHybridExchangeReverseEnd", self._h, *p)
-        return y
-
-    def get_stats(self):
-        """The same dictionary as get_exchange_stats(A), for this exchange's pattern (collective)."""
+    Returns {"nodes", "node", "node_ranks", "node_aware", "rank": {...}, "total": {...},
+    "ops_nodeaware", "ops_basic"} where "rank" (this rank's sends) and "total" (all ranks) map
+    "basic", "nodeaware" (broadcast) and "nodeaware_reverse" (reduction) to {"inter_msgs",
+    "inter_bytes", "inter_entries", "on_msgs", "on_bytes", "on_entries"}. aijhybrid: its halo
+    PetscSF ("node_aware" says whether it is node-aware; node size: the matrix's); any other
+    MPIAIJ-family matrix (e.g. aij with -sf_type nodeaware): a node-aware SF of the same ghost
+    pattern with node_size (None: the nodes MPI_COMM_TYPE_SHARED finds), "node_aware" False."""
+    if A.getType() in ("aijhybrid", "seqaijhybrid", "mpiaijhybrid"):
         st = _stats_struct()
-        _call("PetscAIJHybridExchangeGetStats", self._h, ctypes.byref(st))
+        _call("MatAIJHybridGetExchangeStats", _mat(A), ctypes.byref(st))
         return _stats_dict(st)
-
-    def view(self):
-        """Print the exchange and its statistics to stdout (collective)."""
-        _call("PetscAIJHybridExchangeView", self._h, ctypes.c_void_p())
-
-    def destroy(self):
-        if self._h:
-            _call("PetscAIJHybridExchangeDestroy", ctypes.byref(self._h))
-            self._h = ctypes.c_void_p()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.destroy()
+    sf = halo_sf(A)
+    try:
+        sf_set_node_size(sf, node_size)
+        d = sf_get_stats(sf)
+    finally:
+        sf.destroy()
+    d["node_aware"] = False
+    return d

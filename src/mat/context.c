@@ -37,10 +37,7 @@ PetscErrorCode MatAIJHybridContextDestroy(Mat_AIJHybrid **ctx)
   PetscCall(MatAIJHybridTransposeReset(&(*ctx)->toffd));
   PetscCall(MatAIJHybridMirrorReset(&(*ctx)->mdiag));
   PetscCall(MatAIJHybridMirrorReset(&(*ctx)->moffd));
-  PetscCall(AIJHybridHaloDestroy(&(*ctx)->halo));
-  PetscCall(AIJHybridNodeAwareDestroy(&(*ctx)->na));
-  PetscCall(MatDestroy(&(*ctx)->halo_block));
-  PetscCall(PetscFree2((*ctx)->ghost, (*ctx)->ghost_t));
+  PetscCall(MatAIJHybridHaloReset(*ctx));
   PetscCall(PetscFree((*ctx)->tstat));
   PetscCall(PetscFree(*ctx));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -7,8 +7,10 @@
      vector mode: the main thread completes the exchange first, then all threads do the diagonal block;
      then, after a barrier, all threads multiply the non-empty rows of the off-diagonal block
      over a separate partition. Every MPI call is made by the main thread.
-   The partitions, the exchange and the ghost buffers are prepared at assembly end and cached on
-   the nonzero pattern; a product only checks that they are still valid.
+   The halo exchange is one PetscSF (src/mat/halo.c: basic, or nodeaware with
+   -mat_aijhybrid_node_aware, or what -sf_type says). The partitions, the exchange and the ghost
+   buffers are prepared at assembly end and cached on the nonzero pattern; a product only checks
+   that they are still valid.
 */
 #include "../aijhybrid.h"
 
@@ -20,29 +22,19 @@ static PetscErrorCode MatAIJHybridMPISetUp(Mat A)
 {
   Mat_AIJHybrid      *ctx;
   Mat                 Ad, Ao;
-  const PetscInt     *garray;
   PetscInt            nghost;
   PetscMPIInt         local[2], global[2];
   AIJHybridPartParams params;
 
   PetscFunctionBegin;
   PetscCall(MatAIJHybridGetContext(A, &ctx));
-  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
+  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, NULL));
   nghost   = Ao->cmap->n;
-  local[0] = (PetscMPIInt)(Ao != ctx->halo_block || nghost != ctx->halo.nghost || !ctx->halo.sf); /* changed here */
-  local[1] = (PetscMPIInt)(nghost > 0);                                                            /* has ghosts */
+  local[0] = (PetscMPIInt)(Ao != ctx->halo_block || nghost != ctx->nghost || !ctx->halo); /* changed here */
+  local[1] = (PetscMPIInt)(nghost > 0);                                                  /* has ghosts */
   PetscCallMPI(MPI_Allreduce(local, global, 2, MPI_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
   ctx->has_offproc = (PetscBool)global[1];
-  if (global[0]) {
-    PetscCall(AIJHybridHaloCreate(PetscObjectComm((PetscObject)A), A->cmap, nghost, garray, &ctx->halo));
-    PetscCall(PetscObjectReference((PetscObject)Ao));
-    PetscCall(MatDestroy(&ctx->halo_block));
-    ctx->halo_block  = Ao;
-    PetscCall(PetscFree2(ctx->ghost, ctx->ghost_t));
-    PetscCall(PetscMalloc2(nghost, &ctx->ghost, nghost, &ctx->ghost_t));
-    PetscCall(AIJHybridNodeAwareDestroy(&ctx->na)); /* on every rank: the pattern changed somewhere */
-  }
-  PetscCall(MatAIJHybridNodeAwareUpdate(A, ctx, PETSC_FALSE));
+  PetscCall(MatAIJHybridHaloUpdate(A, ctx, (PetscBool)global[0])); /* on every rank when the pattern changed somewhere */
   PetscCall(AIJHybridCountRanksOnNode(PetscObjectComm((PetscObject)A)));
   PetscCall(MatAIJHybridContextCurrentParams(ctx, &params));
   PetscCall(AIJHybridCheckOversubscription((PetscObject)A, params.nthreads));
@@ -64,8 +56,8 @@ static PetscErrorCode MatAIJHybridMPIPrepare(Mat A, Mat *Ad, Mat *Ao, MatAIJHybr
   PetscFunctionBegin;
   PetscCall(MatAIJHybridGetContext(A, &ctx));
   PetscCall(MatMPIAIJGetSeqAIJ(A, Ad, Ao, NULL));
-  PetscCheck(ctx->halo.sf && *Ao == ctx->halo_block && (*Ao)->cmap->n == ctx->halo.nghost, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The off-diagonal block of this %s matrix changed without MatAssemblyEnd(); call MatAssemblyBegin/End() after changing the matrix", MATMPIAIJHYBRID);
-  PetscCall(MatAIJHybridNodeAwareUpdate(A, ctx, PETSC_FALSE)); /* node-aware switched on, or node size changed, since the setup (logically collective options) */
+  PetscCheck(ctx->halo && *Ao == ctx->halo_block && (*Ao)->cmap->n == ctx->nghost, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The off-diagonal block of this %s matrix changed without MatAssemblyEnd(); call MatAssemblyBegin/End() after changing the matrix", MATMPIAIJHYBRID);
+  PetscCall(MatAIJHybridHaloUpdate(A, ctx, PETSC_FALSE)); /* node-aware switched, or node size changed, since the setup (logically collective options) */
   PetscCall(MatAIJHybridContextCurrentParams(ctx, &params));
   PetscCall(AIJHybridCheckOversubscription((PetscObject)A, params.nthreads));
   PetscCall(MatAIJHybridRowPartUpdate(&ctx->diag, A, *Ad, PETSC_FALSE, &params));
@@ -78,22 +70,38 @@ static PetscErrorCode MatAIJHybridMPIPrepare(Mat A, Mat *Ad, Mat *Ao, MatAIJHybr
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the halo exchange the products use: node-aware (ctx->na, built by MatAIJHybridMPIPrepare) or standard */
+/* the halo exchange: PetscSF's own begin/end on the matrix's halo SF (src/mat/halo.c), under the package's log events */
 static PetscErrorCode HaloForwardBegin(Mat_AIJHybrid *ctx, const PetscScalar *x, PetscScalar *ghost)
 {
-  return ctx->node_aware ? AIJHybridNodeAwareForwardBegin(ctx->na, x, ghost) : AIJHybridHaloForwardBegin(&ctx->halo, x, ghost);
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(MATAIJHYBRID_HaloBegin, 0, 0, 0, 0));
+  PetscCall(PetscSFBcastBegin(ctx->halo, MPIU_SCALAR, x, ghost, MPI_REPLACE));
+  PetscCall(PetscLogEventEnd(MATAIJHYBRID_HaloBegin, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 static PetscErrorCode HaloForwardEnd(Mat_AIJHybrid *ctx, const PetscScalar *x, PetscScalar *ghost)
 {
-  return ctx->node_aware ? AIJHybridNodeAwareForwardEnd(ctx->na, x, ghost) : AIJHybridHaloForwardEnd(&ctx->halo, x, ghost);
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(MATAIJHYBRID_HaloEnd, 0, 0, 0, 0));
+  PetscCall(PetscSFBcastEnd(ctx->halo, MPIU_SCALAR, x, ghost, MPI_REPLACE));
+  PetscCall(PetscLogEventEnd(MATAIJHYBRID_HaloEnd, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 static PetscErrorCode HaloReverseBegin(Mat_AIJHybrid *ctx, const PetscScalar *ghost, PetscScalar *y)
 {
-  return ctx->node_aware ? AIJHybridNodeAwareReverseBegin(ctx->na, ghost, y) : AIJHybridHaloReverseBegin(&ctx->halo, ghost, y);
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(MATAIJHYBRID_HaloBegin, 0, 0, 0, 0));
+  PetscCall(PetscSFReduceBegin(ctx->halo, MPIU_SCALAR, ghost, y, MPIU_SUM));
+  PetscCall(PetscLogEventEnd(MATAIJHYBRID_HaloBegin, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 static PetscErrorCode HaloReverseEnd(Mat_AIJHybrid *ctx, const PetscScalar *ghost, PetscScalar *y)
 {
-  return ctx->node_aware ? AIJHybridNodeAwareReverseEnd(ctx->na, ghost, y) : AIJHybridHaloReverseEnd(&ctx->halo, ghost, y);
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(MATAIJHYBRID_HaloEnd, 0, 0, 0, 0));
+  PetscCall(PetscSFReduceEnd(ctx->halo, MPIU_SCALAR, ghost, y, MPIU_SUM));
+  PetscCall(PetscLogEventEnd(MATAIJHYBRID_HaloEnd, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* diagonal-block parts first, first + step, ... of a partition into Td parts: y = (z +) Ad x */
@@ -289,8 +297,8 @@ const AIJHybridTypeInfo AIJHybridMPIInfo = {MATMPIAIJHYBRID, MATMPIAIJ, "MatConv
 .  -mat_aijhybrid_task_share <s>        - task mode: thread 0's share of the diagonal block after the exchange (default -1: measured)
 .  -mat_aijhybrid_prefetch <d>          - software prefetch distance in nonzeros, 0 off (default -1: chosen from measured products)
 .  -mat_aijhybrid_first_touch           - multiply copies of the blocks placed by their threads (NUMA)
-.  -mat_aijhybrid_node_aware            - node-aware halo exchange: one inter-node message per ordered node pair
--  -mat_aijhybrid_node_size <k>         - emulate nodes of k consecutive ranks (default: MPI_COMM_TYPE_SHARED)
+.  -mat_aijhybrid_node_aware            - the halo PetscSF is of type nodeaware (one inter-node message per ordered node pair); otherwise -sf_type decides (default basic)
+-  -mat_aijhybrid_node_size <k>         - its emulated nodes of k consecutive ranks (default: -sf_nodeaware_node_size, else MPI_COMM_TYPE_SHARED)
 
    Level: beginner
 

@@ -39,9 +39,9 @@ PetscErrorCode MatAIJHybridSetFromOptions_Private(Mat A, AIJHybridOptionItems Pe
   { /* node-aware halo exchange */
     PetscBool na = ctx->node_aware;
     PetscInt  k  = ctx->node_size;
-    PetscCall(PetscOptionsBool("-mat_aijhybrid_node_aware", "Node-aware halo exchange: one inter-node message per ordered node pair, gathered and redistributed on the nodes", "MatAIJHybridSetNodeAware", na, &na, &set));
+    PetscCall(PetscOptionsBool("-mat_aijhybrid_node_aware", "Node-aware halo exchange (PetscSF type nodeaware): one inter-node message per ordered node pair, gathered and redistributed on the nodes", "MatAIJHybridSetNodeAware", na, &na, &set));
     if (set) PetscCall(MatAIJHybridSetNodeAware(A, na));
-    PetscCall(PetscOptionsInt("-mat_aijhybrid_node_size", "Emulate nodes of k consecutive ranks for the node-aware exchange (0: nodes from MPI_COMM_TYPE_SHARED)", "MatAIJHybridSetNodeSize", k, &k, &set));
+    PetscCall(PetscOptionsInt("-mat_aijhybrid_node_size", "Emulate nodes of k consecutive ranks for the node-aware exchange (0: the PetscSF's -sf_nodeaware_node_size, else nodes from MPI_COMM_TYPE_SHARED)", "MatAIJHybridSetNodeSize", k, &k, &set));
     if (set) PetscCall(MatAIJHybridSetNodeSize(A, k));
   }
   PetscOptionsHeadEnd();
@@ -696,31 +696,32 @@ PetscErrorCode MatAIJHybridResetThreadTimes(Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* ---- node-aware halo exchange ---- */
+/* ---- the halo PetscSF (src/mat/halo.c) ---- */
 
 /*@
-  MatAIJHybridSetNodeAware - Makes the products of an `MATMPIAIJHYBRID` matrix use the node-aware halo exchange
+  MatAIJHybridSetNodeAware - Makes the halo exchange of an `MATMPIAIJHYBRID` matrix a node-aware `PetscSF` (`PETSCSFNODEAWARE`)
 
   Logically Collective
 
   Input Parameters:
 + A   - the matrix (ignored unless it is `MATAIJHYBRID`)
-- flg - `PETSC_TRUE` for the node-aware exchange, `PETSC_FALSE` (default) for the standard one (a `PetscSF`)
+- flg - `PETSC_TRUE` for a `PETSCSFNODEAWARE` halo `PetscSF`; `PETSC_FALSE` (default): the type `-sf_type` gives (default `PETSCSFBASIC`)
 
   Options Database Key:
-. -mat_aijhybrid_node_aware - use the node-aware exchange
+. -mat_aijhybrid_node_aware - make the halo exchange node-aware
 
   Level: intermediate
 
   Notes:
   What the ranks of node N need from the ranks of node M is gathered on one rank of M, sent as one
   message to one rank of N and redistributed there; data from the same node goes directly. The node
-  pairs are spread over the ranks of each node. `MatMult()`, `MatMultAdd()` (forward) and
-  `MatMultTranspose()`, `MatMultTransposeAdd()` (reverse, add) use it in both modes; results are
-  bitwise identical to the standard exchange. The plan is built once per ghost pattern, collectively,
-  at the next assembly or product.
+  pairs are spread over the ranks of each node. `MatMult()`, `MatMultAdd()` (broadcast) and
+  `MatMultTranspose()`, `MatMultTransposeAdd()` (reduction, add) use it in both modes; results are
+  bitwise identical to a basic `PetscSF`. `-sf_type nodeaware` does the same for this matrix and for
+  every other `PetscSF` of the application (`MATMPIAIJ`'s products, DM ghost updates, `VecScatter`).
+  The `PetscSF` is built again, collectively, at the next assembly or product.
 
-.seealso: `MATAIJHYBRID`, `MatAIJHybridGetNodeAware()`, `MatAIJHybridSetNodeSize()`, `MatAIJHybridGetExchangeStats()`
+.seealso: `MATAIJHYBRID`, `PETSCSFNODEAWARE`, `MatAIJHybridGetNodeAware()`, `MatAIJHybridSetNodeSize()`, `MatAIJHybridGetHaloSF()`, `MatAIJHybridGetExchangeStats()`
 @*/
 PetscErrorCode MatAIJHybridSetNodeAware(Mat A, PetscBool flg)
 {
@@ -734,7 +735,7 @@ PetscErrorCode MatAIJHybridSetNodeAware(Mat A, PetscBool flg)
 }
 
 /*@
-  MatAIJHybridGetNodeAware - Gets whether the products of an `MATAIJHYBRID` matrix use the node-aware halo exchange
+  MatAIJHybridGetNodeAware - Gets whether the halo exchange of an `MATAIJHYBRID` matrix is made node-aware by `MatAIJHybridSetNodeAware()`
 
   Not Collective
 
@@ -742,11 +743,11 @@ PetscErrorCode MatAIJHybridSetNodeAware(Mat A, PetscBool flg)
 . A - the matrix
 
   Output Parameter:
-. flg - `PETSC_TRUE` for the node-aware exchange
+. flg - `PETSC_TRUE` when set (with `PETSC_FALSE`, `-sf_type nodeaware` may still make it node-aware: see `MatAIJHybridGetHaloSF()`)
 
   Level: intermediate
 
-.seealso: `MATAIJHYBRID`, `MatAIJHybridSetNodeAware()`
+.seealso: `MATAIJHYBRID`, `MatAIJHybridSetNodeAware()`, `MatAIJHybridGetHaloSF()`
 @*/
 PetscErrorCode MatAIJHybridGetNodeAware(Mat A, PetscBool *flg)
 {
@@ -759,14 +760,15 @@ PetscErrorCode MatAIJHybridGetNodeAware(Mat A, PetscBool *flg)
 }
 
 /*@
-  MatAIJHybridSetNodeSize - Sets the nodes the node-aware halo exchange works with
+  MatAIJHybridSetNodeSize - Sets the nodes of the matrix's halo `PetscSF` when it is node-aware
 
   Logically Collective
 
   Input Parameters:
 + A - the matrix (ignored unless it is `MATAIJHYBRID`)
 - k - k > 0 emulates nodes of k consecutive ranks (the last node may be smaller); 0 or `PETSC_DEFAULT`
-      (default) takes the nodes `MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)` finds
+      (default) leaves it to the `PetscSF` (`-sf_nodeaware_node_size`, default the nodes
+      `MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)` finds)
 
   Options Database Key:
 . -mat_aijhybrid_node_size <k> - node size
@@ -774,7 +776,8 @@ PetscErrorCode MatAIJHybridGetNodeAware(Mat A, PetscBool *flg)
   Level: advanced
 
   Note:
-  Emulated nodes test and measure the node-aware path on one machine.
+  Emulated nodes test and measure the node-aware path on one machine. The same as
+  `PetscSFNodeAwareSetNodeSize()` on the matrix's halo `PetscSF`, kept across its rebuilds.
 
 .seealso: `MATAIJHYBRID`, `MatAIJHybridGetNodeSize()`, `MatAIJHybridSetNodeAware()`
 @*/
@@ -792,7 +795,7 @@ PetscErrorCode MatAIJHybridSetNodeSize(Mat A, PetscInt k)
 }
 
 /*@
-  MatAIJHybridGetNodeSize - Gets the node size set for the node-aware halo exchange
+  MatAIJHybridGetNodeSize - Gets the node size set with `MatAIJHybridSetNodeSize()`
 
   Not Collective
 
@@ -800,11 +803,11 @@ PetscErrorCode MatAIJHybridSetNodeSize(Mat A, PetscInt k)
 . A - the matrix
 
   Output Parameter:
-. k - ranks per emulated node, or 0 for the nodes `MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)` finds
+. k - ranks per emulated node, or 0 when left to the `PetscSF`
 
   Level: advanced
 
-.seealso: `MATAIJHYBRID`, `MatAIJHybridSetNodeSize()`
+.seealso: `MATAIJHYBRID`, `MatAIJHybridSetNodeSize()`, `PetscSFNodeAwareGetNodeSize()`
 @*/
 PetscErrorCode MatAIJHybridGetNodeSize(Mat A, PetscInt *k)
 {

@@ -144,7 +144,7 @@ const AIJHybridTypeInfo AIJHybridSeqInfo = {MATSEQAIJHYBRID, MATSEQAIJ, "MatConv
 .  -mat_aijhybrid_diffusion_max_it <n>  - diffusion sweeps
 .  -mat_aijhybrid_prefetch <d>          - software prefetch distance in nonzeros, 0 off (default -1: chosen from measured products)
 .  -mat_aijhybrid_first_touch           - multiply copies of the blocks placed by their threads (NUMA)
-.  -mat_aijhybrid_node_aware            - node-aware halo exchange (mpi only)
+.  -mat_aijhybrid_node_aware            - node-aware halo exchange, a PetscSF of type nodeaware (mpi only)
 -  -mat_aijhybrid_node_size <k>         - emulated nodes of k consecutive ranks for it
 
    Level: beginner

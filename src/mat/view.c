@@ -58,7 +58,7 @@ PetscErrorCode MatAIJHybridView_Private(Mat A, PetscViewer viewer, Mat_AIJHybrid
     else PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: software prefetch chosen from measured products: %" PetscInt_FMT " to %" PetscInt_FMT " nonzeros ahead (over ranks)\n", -glob[0], glob[1]));
   }
   {
-    /* threads x ranks on a node above its cores (src/mat/resources.c): worst figures over the ranks */
+    /* threads x ranks on a node above its cores (src/threads/threads.c): worst figures over the ranks */
     PetscInt loc[3] = {ctx->params.nthreads, AIJHybridRanksOnNode(), -AIJHybridNodeCores()}, glob[3];
 
     PetscCallMPI(MPI_Allreduce(loc, glob, 3, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
@@ -73,7 +73,7 @@ PetscErrorCode MatAIJHybridView_Private(Mat A, PetscViewer viewer, Mat_AIJHybrid
     PetscCall(PetscSNPrintf(line, sizeof(line), "[%d] rows %" PetscInt_FMT ": diagonal imbalance %.4g (%" PetscInt_FMT " sweeps, built %" PetscInt_FMT " times, last in %.3g s)", rank, A->rmap->n, (double)imb[0], dpart->sweeps, dpart->builds, (double)dpart->build_time));
     if (size > 1) {
       PetscCall(PetscStrlen(line, &len));
-      PetscCall(PetscSNPrintf(line + len, sizeof(line) - len, ", off-diagonal %" PetscInt_FMT " non-empty rows, imbalance %.4g, %" PetscInt_FMT " ghosts", ctx->offd.nrows, (double)imb[1], ctx->halo.nghost));
+      PetscCall(PetscSNPrintf(line + len, sizeof(line) - len, ", off-diagonal %" PetscInt_FMT " non-empty rows, imbalance %.4g, %" PetscInt_FMT " ghosts", ctx->offd.nrows, (double)imb[1], ctx->nghost));
     }
     PetscCall(PetscStrlcat(line, dpart == &ctx->diag_task ? "; task-mode thread row bounds (thread 0 first):" : "; thread row bounds:", sizeof(line)));
     for (PetscInt t = 0; dpart->bounds && t <= dpart->params.nthreads; t++) {
@@ -107,7 +107,7 @@ PetscErrorCode MatAIJHybridView_Private(Mat A, PetscViewer viewer, Mat_AIJHybrid
     PetscCall(PetscViewerFlush(viewer));
     PetscCall(PetscViewerASCIIPopSynchronized(viewer));
   }
-  PetscCall(MatAIJHybridViewNodeAware_Private(A, viewer, ctx, format));
+  PetscCall(MatAIJHybridViewHalo_Private(A, viewer, ctx, format));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -16,6 +16,14 @@ plugin run, unless
       rerun: "type-name-only";
   (b) it is listed in tests/harness_exceptions.txt ("<testname> <reason...>").
 
+With --inject sf the two runs are instead
+  baseline  EXTRA_OPTIONS='-sf_type basic'
+  plugin    EXTRA_OPTIONS='-dll_append <lib> -sf_type nodeaware -sf_nodeaware_node_size 2'
+(the PetscSF type of every VecScatter, DM ghost update and PetscSFSetFromOptions()); the type
+name mapped back is nodeaware -> basic, the lines removed the type's own
+"NodeAware: ..." view lines, and the tests that give -sf_type in their own arguments (the injected
+one, appended last, wins) are listed in the summary ("own_option"), not left out.
+
 Our own examples (--examples DIR, default <repo>/examples) are injected into the harness
 tree as src/mat/aijhybrid/tutorials (test names "mat_aijhybrid_tutorials-exN_suffix"),
 compiled with -I<include dir> and linked with -lpetscaijhybrid, and run once (without
@@ -62,6 +70,21 @@ TYPE_NAME_SUBST = [('seqaijhybrid', 'seqaij'), ('mpiaijhybrid', 'mpiaij'), ('aij
 # The lines the plugin adds to ASCII_INFO views of its matrices (documented in README.md: threads,
 # mode, partition, imbalance); -ksp_view prints matrices in that format, so they appear there too.
 PLUGIN_VIEW_LINE = re.compile(r'^[ \t]*(AIJHybrid|Hybrid vector): .*\n', re.M)
+
+# What is injected (--inject): the matrix type (above), or the PetscSF type "nodeaware" against
+# "basic" (every VecScatter, DM ghost update and PetscSFSetFromOptions() reads -sf_type), with
+# emulated nodes of 2 ranks so that tests at 3 and more ranks cross nodes. PetscSFView prints
+# "type: nodeaware" and the type's own "NodeAware: ..." lines (nodes, message counts).
+INJECTIONS = {
+    'mat': {'baseline': BASELINE_OPTIONS, 'plugin': PLUGIN_OPTIONS, 'subst': TYPE_NAME_SUBST,
+            'view_line': PLUGIN_VIEW_LINE, 'own_option': None},
+    'sf': {'baseline': '-sf_type basic',
+           'plugin': '-dll_append {lib} -sf_type nodeaware -sf_nodeaware_node_size 2',
+           'subst': [('nodeaware', 'basic')],
+           'view_line': re.compile(r'^[ \t]*NodeAware: .*\n', re.M),
+           'own_option': '-sf_type'},
+}
+INJECT = INJECTIONS['mat']
 
 OK, FAIL, SKIP, TODO, MISSING = 'ok', 'not ok', 'skip', 'todo', 'missing'
 
@@ -538,9 +561,9 @@ def type_name_only(rundir, labels):
                 out = fh.read()
         except OSError:
             return False, 'no output file %s' % apath
-        for a, b in TYPE_NAME_SUBST:
+        for a, b in INJECT['subst']:
             out = out.replace(a, b)
-        out = PLUGIN_VIEW_LINE.sub('', out)
+        out = INJECT['view_line'].sub('', out)
         norm = actual + '.typenames'
         with open(os.path.join(rundir, norm), 'w', errors='surrogateescape') as fh:
             fh.write(out)
@@ -594,6 +617,9 @@ def parse_args(argv):
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog=__doc__.split('\n\n', 1)[1])
+    ap.add_argument('--inject', choices=sorted(INJECTIONS), default='mat',
+                    help="what the plugin run injects: 'mat' (-mat_type aijhybrid against aij, default) or "
+                         "'sf' (-sf_type nodeaware -sf_nodeaware_node_size 2 against -sf_type basic)")
     ap.add_argument('--lib', default=os.environ.get('AIJHYBRID_LIB', DEFAULT_LIB),
                     help='the plugin shared library (default $AIJHYBRID_LIB or %(default)s)')
     ap.add_argument('--search', action='append', default=None, metavar='PATTERN',
@@ -666,13 +692,17 @@ def main(argv=None):
     h = Harness(args, prefix)
     rundirs = RunDirs(h.srcdir)
     exceptions = read_exceptions(args.exceptions)
-    plugin_options = PLUGIN_OPTIONS.format(lib=args.lib) + VECTOR_OPTIONS[args.vectors]
+    global INJECT
+    INJECT = INJECTIONS[args.inject]
+    plugin_options = INJECT['plugin'].format(lib=args.lib)
+    if args.inject == 'mat':
+        plugin_options += VECTOR_OPTIONS[args.vectors]
 
     tdir = {k: os.path.join(args.workdir, 'tests-' + k) for k in ('baseline', 'plugin', 'examples')}
     summary = {
         'date': datetime.datetime.now().isoformat(timespec='seconds'),
         'petsc_dir': petsc_dir, 'harness_tree': src_examples, 'workdir': args.workdir,
-        'lib': args.lib, 'search': args.search, 'jobs': args.jobs,
+        'lib': args.lib, 'search': args.search, 'jobs': args.jobs, 'inject': args.inject,
         'omp_num_threads': h.env.get('OMP_NUM_THREADS'),
         'runs': {}, 'tests': {}, 'classes': {}, 'examples': {}, 'problems': [],
     }
@@ -689,7 +719,7 @@ def main(argv=None):
         if not names:
             problems.append('the search patterns matched no test')
         else:
-            runs = [('baseline', BASELINE_OPTIONS)]
+            runs = [('baseline', INJECT['baseline'])]
             if do_plugin:
                 runs.append(('plugin', plugin_options))
             for label, opts in runs:
@@ -801,6 +831,20 @@ def main(argv=None):
                 if executed == 0:
                     problems.append('the examples run executed no test (see %s)' % logpath)
 
+    # ---- tests that name the injected option themselves: the injection (appended last) overrides it
+    own = []
+    if do_compare and names and INJECT['own_option']:
+        pat = re.compile(r'(?<!\S)%s(?!\S)' % re.escape(INJECT['own_option']))
+        for n in names:
+            rd = rundirs.rundir(tdir['baseline'], n)
+            try:
+                with open(rd + '.sh', errors='replace') as fh:
+                    if pat.search(fh.read()):
+                        own.append(n)
+            except (OSError, TypeError):
+                pass
+    summary['own_option'] = {n: classes.get(n) for n in own}
+
     # ---- report
     regressions = [n for n, c in classes.items() if c == 'regression']
     ex_failed = [n for n, s in ex_status.items() if s in (FAIL, MISSING)]
@@ -815,7 +859,7 @@ def main(argv=None):
 
     print()
     print('=' * 78)
-    print('aijhybrid harness comparison  (PETSc %s, harness %s)' % (petsc_dir, src_examples))
+    print('aijhybrid harness comparison, injecting %s  (PETSc %s, harness %s)' % (args.inject, petsc_dir, src_examples))
     print('  search: %s' % ' '.join(args.search) if do_compare else '  search: (examples only)')
     print('  lib:    %s' % (args.lib if (do_plugin or do_examples) else '(baseline only)'))
     for label in ('baseline', 'plugin', 'examples'):
@@ -850,9 +894,15 @@ def main(argv=None):
     tn = sorted(n for n, c in classes.items() if c == 'type-name-only')
     if tn:
         print('-' * 78)
-        print('TYPE-NAME-ONLY (diff disappears with aijhybrid->aij mapped back and the AIJHybrid: view lines removed):')
+        print('TYPE-NAME-ONLY (diff disappears with the type names mapped back (%s) and the plugin\'s view lines removed):'
+              % ', '.join('%s->%s' % ab for ab in INJECT['subst']))
         for n in tn:
             print('* %s' % n)
+    if own:
+        print('-' * 78)
+        print('NAME THEIR OWN %s (run with the injected one, which comes last; listed, not silenced):' % INJECT['own_option'])
+        for n in own:
+            print('* %s  [%s]' % (n, classes.get(n)))
     bf = sorted(n for n, c in classes.items() if c == 'baseline-fail')
     if bf:
         print('-' * 78)

@@ -1,5 +1,5 @@
 /*
-   Unit tests of the pure node-aware plan builder (src/exchange/nodeplan.c), in one process: the
+   Unit tests of the pure node-aware plan builder (src/sf/nodeplan.c), in one process: the
    plans of P simulated ranks are built by running the setup steps and routing their messages in
    memory, then executed in memory.
 
@@ -15,10 +15,14 @@
        (owner, requester) rank pairs on different nodes with traffic; all other messages are on-node;
      - inter-node entries = sum over node pairs of the size of the union needed;
      - a rank sends at most ceil(nnodes / ranks of its node) inter-node messages;
-     - bad input (duplicate ghost, out of range) is an error.
+     - bad input (duplicate ghost, out of range) is an error;
+     - the compiled schedules (AIJHybridNodeScheduleCreate) of both directions, run in memory from
+       their origins, give the same ghosts and the same bitwise sums, with no message of a rank to
+       itself, the plan's number of messages to other ranks, and, with one rank per node, one
+       direct message per rank pair that can start at the beginning of the exchange.
    Prints "N passed, N failed" and exits non-zero on any failure.
 */
-#include "exchange/nodeplan.h"
+#include "sf/nodeplan.h"
 #include "unitcheck.h"
 
 static PetscInt RandInt(PetscInt n) /* 0..n-1 */
@@ -92,6 +96,54 @@ static void RunPhase(PetscMPIInt P, AIJHybridNodePlan plan[], PetscInt which, Pe
   CHECK(nsend == nrecv, "%s: %" PetscInt_FMT " sends, %" PetscInt_FMT " receives", name, nsend, nrecv);
 }
 
+/* value of an origin on rank r */
+static inline PetscScalar Origin(PetscInt o, const PetscScalar *src, const PetscScalar *rb)
+{
+  return o >= 0 ? src[o] : rb[AIJHybridNodeOriginRecv(o)];
+}
+
+/* run the compiled schedules s[r] (one direction) of all ranks: sources src[r] -> receive buffers rb[r] */
+static PetscErrorCode RunSchedules(PetscMPIInt P, const AIJHybridNodeSchedule s[], PetscScalar *src[], PetscScalar *rb[], const char *desc)
+{
+  PetscFunctionBegin;
+  for (PetscInt p = 0; p < 3; p++) {
+    PetscScalar **sb;
+    PetscInt      nsend = 0, nrecv = 0;
+    PetscCall(PetscMalloc1(P, &sb));
+    for (PetscMPIInt r = 0; r < P; r++) { /* pack every rank's messages of this phase first: a phase must not read its own receives */
+      const AIJHybridNodeStep *st = &s[r].step[p];
+      const PetscInt           n  = st->soff[st->nsend] - st->soff[0];
+      PetscCall(PetscMalloc1(n, &sb[r]));
+      for (PetscInt e = 0; e < n; e++) {
+        CHECK(st->sorig[e] >= 0 || AIJHybridNodeOriginRecv(st->sorig[e]) < s[r].step[p].roff[0], "%s: phase %" PetscInt_FMT " of rank %d sends an entry it receives in the same phase", desc, p, r);
+        sb[r][e] = Origin(st->sorig[e], src[r], rb[r]);
+      }
+      if (st->from_src)
+        for (PetscInt e = 0; e < n; e++) CHECK(st->sorig[e] >= 0, "%s: phase %" PetscInt_FMT " marked as from the source", desc, p);
+      nrecv += st->nrecv;
+    }
+    for (PetscMPIInt r = 0; r < P; r++) {
+      const AIJHybridNodeStep *st = &s[r].step[p];
+      for (PetscInt i = 0; i < st->nsend; i++) {
+        const PetscMPIInt        d  = st->sdest[i];
+        const AIJHybridNodeStep *sd = &s[d].step[p];
+        PetscInt                 j  = -1;
+        nsend++;
+        CHECK(d != r, "%s: phase %" PetscInt_FMT ": rank %d sends to itself", desc, p, r);
+        for (PetscInt jj = 0; jj < sd->nrecv; jj++)
+          if (sd->rsrc[jj] == r) j = jj;
+        CHECK(j >= 0 && sd->roff[j + 1] - sd->roff[j] == st->soff[i + 1] - st->soff[i], "%s: phase %" PetscInt_FMT ": message %d -> %d has no matching receive", desc, p, r, d);
+        if (j < 0 || sd->roff[j + 1] - sd->roff[j] != st->soff[i + 1] - st->soff[i]) continue;
+        for (PetscInt e = 0; e < st->soff[i + 1] - st->soff[i]; e++) rb[d][sd->roff[j] + e] = sb[r][st->soff[i] - st->soff[0] + e];
+      }
+    }
+    CHECK(nsend == nrecv, "%s: phase %" PetscInt_FMT ": %" PetscInt_FMT " sends, %" PetscInt_FMT " receives", desc, p, nsend, nrecv);
+    for (PetscMPIInt r = 0; r < P; r++) PetscCall(PetscFree(sb[r]));
+    PetscCall(PetscFree(sb));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 typedef struct {
   PetscMPIInt P;
   PetscInt   *label;  /* [P] */
@@ -106,7 +158,7 @@ static PetscErrorCode RunCase(const Case *cs, const char *desc)
   AIJHybridNodeTopo  topo;
   AIJHybridNodeMsgs *o1, *i1, *o2, *i2, *o3, *i3;
   AIJHybridNodePlan *plan;
-  PetscScalar      **x, **fbuf, **rbuf, **y, **yref;
+  PetscScalar      **x, **fbuf, **rbuf, **y, **yref, **y0;
   PetscInt           nn, *pairs, std_inter = 0, na_inter = 0, inter_entries = 0, exp_entries = 0, nstd_pairs = 0, nna_pairs = 0;
   PetscInt           tot_std_inter = 0, tot_std_on = 0;
 
@@ -125,6 +177,7 @@ static PetscErrorCode RunCase(const Case *cs, const char *desc)
 
   /* forward */
   PetscCall(PetscMalloc5(P, &x, P, &fbuf, P, &rbuf, P, &y, P, &yref));
+  PetscCall(PetscMalloc1(P, &y0));
   for (PetscMPIInt r = 0; r < P; r++) {
     const PetscInt nloc = cs->ranges[r + 1] - cs->ranges[r];
     PetscCall(PetscMalloc1(nloc, &x[r]));
@@ -150,7 +203,8 @@ static PetscErrorCode RunCase(const Case *cs, const char *desc)
   for (PetscMPIInt r = 0; r < P; r++) {
     const PetscInt nloc = cs->ranges[r + 1] - cs->ranges[r];
     for (PetscInt k = 0; k < cs->ng[r]; k++) rbuf[r][k] = (Uniform() - 0.5) * PetscPowReal(10.0, (PetscReal)RandInt(17) - 8);
-    for (PetscInt i = 0; i < nloc; i++) y[r][i] = yref[r][i] = Uniform() * 1e-3;
+    PetscCall(PetscMalloc1(nloc, &y0[r]));
+    for (PetscInt i = 0; i < nloc; i++) y0[r][i] = y[r][i] = yref[r][i] = Uniform() * 1e-3;
   }
   /* reference: owner's own contribution first, then by ascending rank (PetscSF's order) */
   for (PetscMPIInt q = 0; q < P; q++) {
@@ -176,6 +230,53 @@ static PetscErrorCode RunCase(const Case *cs, const char *desc)
         if (memcmp(&y[q][i], &yref[q][i], sizeof(PetscScalar))) bad++;
     }
     CHECK(bad == 0, "%s: %" PetscInt_FMT " entries differ bitwise from the standard order after the reverse exchange", desc, bad);
+  }
+
+  /* the compiled schedules: the same results without copies to itself */
+  {
+    AIJHybridNodeSchedule *sf, *sr;
+    PetscScalar          **rb, **ctb;
+    PetscInt               bad = 0, badsum = 0;
+    PetscBool              one_per_node = (PetscBool)(topo.nnodes == P);
+    PetscCall(PetscCalloc2(P, &sf, P, &sr));
+    PetscCall(PetscMalloc2(P, &rb, P, &ctb));
+    for (PetscMPIInt r = 0; r < P; r++) {
+      PetscInt nmsg[2] = {0, 0};
+      PetscCall(AIJHybridNodeScheduleCreate(&plan[r], r, PETSC_TRUE, &sf[r]));
+      PetscCall(AIJHybridNodeScheduleCreate(&plan[r], r, PETSC_FALSE, &sr[r]));
+      for (PetscInt p = 0; p < 3; p++) {
+        nmsg[0] += sf[r].step[p].nsend;
+        nmsg[1] += sr[r].step[p].nsend;
+      }
+      CHECK(nmsg[0] == plan[r].forward.msgs[0] + plan[r].forward.msgs[1] && nmsg[1] == plan[r].reverse.msgs[0] + plan[r].reverse.msgs[1], "%s: rank %d: compiled messages %" PetscInt_FMT "/%" PetscInt_FMT " differ from the plan's", desc, r, nmsg[0], nmsg[1]);
+      if (one_per_node) {
+        CHECK(!sf[r].step[0].nsend && !sf[r].step[2].nsend && !sr[r].step[0].nsend && !sr[r].step[2].nsend && sf[r].step[1].from_src && sr[r].step[1].from_src, "%s: rank %d: one rank per node is not one direct step", desc, r);
+        CHECK(nmsg[0] == plan[r].standard.msgs[0] + plan[r].standard.msgs[1], "%s: rank %d: one rank per node sends %" PetscInt_FMT " messages, the standard exchange %" PetscInt_FMT, desc, r, nmsg[0], plan[r].standard.msgs[1]);
+      }
+      PetscCall(PetscMalloc1(PetscMax(sf[r].nrbuf, sr[r].nrbuf), &rb[r]));
+      PetscCall(PetscMalloc1(cs->ng[r], &ctb[r]));
+      for (PetscInt k = 0; k < cs->ng[r]; k++) ctb[r][k] = rbuf[r][k]; /* the contributions, unchanged by the plan's run */
+    }
+    PetscCall(RunSchedules(P, sf, x, rb, desc));
+    for (PetscMPIInt r = 0; r < P; r++)
+      for (PetscInt k = 0; k < cs->ng[r]; k++)
+        if (Origin(sf[r].outorig[k], x[r], rb[r]) != (PetscScalar)cs->ghosts[r][k] + 0.25) bad++;
+    CHECK(bad == 0, "%s: compiled forward: %" PetscInt_FMT " wrong ghost values", desc, bad);
+    PetscCall(RunSchedules(P, sr, ctb, rb, desc));
+    for (PetscMPIInt q = 0; q < P; q++) {
+      for (PetscInt j = 0; j < sr[q].nout; j++) y0[q][sr[q].outidx[j]] += Origin(sr[q].outorig[j], ctb[q], rb[q]);
+      for (PetscInt i = 0; i < cs->ranges[q + 1] - cs->ranges[q]; i++)
+        if (memcmp(&y0[q][i], &yref[q][i], sizeof(PetscScalar))) badsum++;
+    }
+    CHECK(badsum == 0, "%s: compiled reverse: %" PetscInt_FMT " entries differ bitwise from the standard order", desc, badsum);
+    for (PetscMPIInt r = 0; r < P; r++) {
+      PetscCall(AIJHybridNodeScheduleDestroy(&sf[r]));
+      PetscCall(AIJHybridNodeScheduleDestroy(&sr[r]));
+      PetscCall(PetscFree(rb[r]));
+      PetscCall(PetscFree(ctb[r]));
+    }
+    PetscCall(PetscFree2(rb, ctb));
+    PetscCall(PetscFree2(sf, sr));
   }
 
   /* message counts */
@@ -259,6 +360,7 @@ static PetscErrorCode RunCase(const Case *cs, const char *desc)
     PetscCall(PetscFree(x[r]));
     PetscCall(PetscFree(y[r]));
     PetscCall(PetscFree(yref[r]));
+    PetscCall(PetscFree(y0[r]));
     PetscCall(PetscFree(fbuf[r]));
     PetscCall(PetscFree(rbuf[r]));
     PetscCall(AIJHybridNodePlanDestroy(&plan[r]));
@@ -270,6 +372,7 @@ static PetscErrorCode RunCase(const Case *cs, const char *desc)
     PetscCall(AIJHybridNodeMsgsDestroy(&i3[r]));
   }
   PetscCall(PetscFree5(x, fbuf, rbuf, y, yref));
+  PetscCall(PetscFree(y0));
   PetscCall(PetscFree(plan));
   PetscCall(PetscFree6(o1, i1, o2, i2, o3, i3));
   PetscCall(AIJHybridNodeTopoDestroy(&topo));

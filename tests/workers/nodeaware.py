@@ -1,14 +1,14 @@
-"""Node-aware halo exchange worker.
+"""The matrix's node-aware halo exchange (a PetscSF of type nodeaware) worker.
 
-usage: nodeaware.py exchange   -- the standalone exchange (petsc_aijhybrid.Exchange) on random patterns
-       nodeaware.py products   -- every product of aijhybrid with the node-aware exchange against MATAIJ
+usage: nodeaware.py products   -- every product of aijhybrid with the node-aware halo SF against MATAIJ
        nodeaware.py poisson    -- 3D 7-point Poisson, 16 ranks as 4 emulated nodes of 4: message counts
+       nodeaware.py view       -- options, -help, MatView and PetscSFView lines
 followed by PETSc options.
 
 Expected message counts are computed here from the gathered ghost pattern, independently of the
-library: the standard exchange sends one message per (owner, requesting rank) pair; the node-aware
-one sends one inter-node message per ordered node pair with traffic, of the union of what the
-ranks of the receiving node need from the sending node.
+library: a basic PetscSF sends one message per (owner, requesting rank) pair; the node-aware one
+sends one inter-node message per ordered node pair with traffic, of the union of what the ranks of
+the receiving node need from the sending node.
 """
 
 import sys
@@ -64,87 +64,18 @@ def check_stats(st, exp, k, what):
     t = st["total"]
     nnodes = 1 if k is None else (P + k - 1) // k
     assert st["nodes"] == nnodes, (what, st["nodes"], nnodes)
-    assert t["standard"]["inter_msgs"] == exp["std_inter"], (what, t["standard"], exp)
-    assert t["standard"]["on_msgs"] == exp["std_on"], (what, t["standard"], exp)
-    assert t["standard"]["inter_bytes"] == exp["std_inter_bytes"], (what, t["standard"], exp)
+    assert t["basic"]["inter_msgs"] == exp["std_inter"], (what, t["basic"], exp)
+    assert t["basic"]["on_msgs"] == exp["std_on"], (what, t["basic"], exp)
+    assert t["basic"]["inter_bytes"] == exp["std_inter_bytes"], (what, t["basic"], exp)
     assert t["nodeaware"]["inter_msgs"] == exp["na_inter"], (what, t["nodeaware"], exp)
     assert t["nodeaware"]["inter_bytes"] == exp["na_inter_bytes"], (what, t["nodeaware"], exp)
     assert t["nodeaware_reverse"]["inter_msgs"] == exp["na_inter"], (what, t["nodeaware_reverse"], exp)
     assert t["nodeaware_reverse"]["inter_bytes"] >= t["nodeaware"]["inter_bytes"], (what, t)
     assert t["nodeaware"]["inter_msgs"] <= nnodes * (nnodes - 1), (what, t["nodeaware"])
     # the totals are the sums of the per-rank figures
-    for kind in ("standard", "nodeaware", "nodeaware_reverse"):
+    for kind in ("basic", "nodeaware", "nodeaware_reverse"):
         for f in ("inter_msgs", "on_msgs", "inter_bytes", "on_bytes"):
             assert C.comm.allreduce(st["rank"][kind][f]) == t[kind][f], (what, kind, f)
-
-
-def reverse_reference(ghosts_all, contrib_all, y0, ranges):
-    """Owner's own contribution first, then by ascending rank: the order of PetscSF's reduce."""
-    y = y0.copy()
-    P = len(ghosts_all)
-    owner = lambda g: int(np.searchsorted(ranges, g, side="right") - 1)  # noqa: E731
-    for r in range(P):
-        for g, c in zip(ghosts_all[r], contrib_all[r]):
-            if owner(int(g)) == r:
-                y[g] += c
-    for r in range(P):
-        for g, c in zip(ghosts_all[r], contrib_all[r]):
-            if owner(int(g)) != r:
-                y[g] += c
-    return y
-
-
-def scalars(a):
-    """a as PetscScalar values; with complex scalars, with imaginary parts too (so that the sums in
-    the reverse exchange are complex sums)"""
-    if np.iscomplexobj(np.zeros(1, dtype=PETSc.ScalarType)):
-        return (a + 0.5j * np.roll(a, 1)).astype(PETSc.ScalarType)
-    return a.astype(PETSc.ScalarType)
-
-
-# ------------------------------------------------------------------------------------------------
-def exchange_case(seed):
-    P, me = C.size(), C.rank()
-    rng = np.random.default_rng(seed)  # same on every rank
-    sizes = [0 if rng.random() < 0.2 else int(rng.integers(1, 15)) for _ in range(P)]
-    ranges = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-    total = int(ranges[-1])
-    ghosts_all = []
-    for r in range(P):
-        if total == 0 or rng.random() < 0.15:
-            ghosts_all.append(np.zeros(0, dtype=PETSc.IntType))
-            continue
-        dens = rng.choice([0.05, 0.3, 0.9])
-        g = np.flatnonzero(rng.random(total) < dens)
-        if seed % 2 == 0:  # odd seeds: only ghosts owned elsewhere (as a matrix has)
-            g = g[(g < ranges[r]) | (g >= ranges[r + 1])]
-        ghosts_all.append(rng.permutation(g).astype(PETSc.IntType))
-    xg = scalars(rng.standard_normal(total))
-    y0 = scalars(rng.standard_normal(total) * 1e-3)
-    contrib_all = [scalars(rng.standard_normal(len(g)) * 10.0 ** rng.integers(-8, 9, len(g))) for g in ghosts_all]
-    x = PETSc.Vec().createMPI((sizes[me], total), comm=PETSc.COMM_WORLD)
-    x.setArray(xg[ranges[me]:ranges[me + 1]].astype(PETSc.ScalarType))
-    mine = ghosts_all[me]
-    yref = reverse_reference(ghosts_all, contrib_all, y0, ranges)[ranges[me]:ranges[me + 1]]
-    with ph.Exchange(x, mine, node_aware=False) as std:
-        g_std = std.forward(x).copy()
-        y_std = y0[ranges[me]:ranges[me + 1]].astype(PETSc.ScalarType)
-        std.reverse(contrib_all[me], y_std)
-    assert np.array_equal(g_std, xg[mine]), "standard forward"
-    assert np.array_equal(y_std.view(np.uint8), yref.view(np.uint8)), "standard reverse differs from the PetscSF order assumed"
-    for k in [None] + list(range(1, P + 1)):
-        with ph.Exchange(x, mine, node_aware=True, node_size=k) as na:
-            for rep in range(2):  # repeated exchanges reuse the persistent requests
-                g = na.forward(x if rep == 0 else x.getArray(readonly=True))
-                assert np.array_equal(g.view(np.uint8), g_std.view(np.uint8)), "node size %s: forward differs from the standard exchange" % k
-                y = x.duplicate()
-                y.setArray(y0[ranges[me]:ranges[me + 1]].astype(PETSc.ScalarType))
-                na.reverse(contrib_all[me], y if rep == 0 else y.getArray())
-                ya = y.getArray(readonly=True)
-                assert np.array_equal(ya.view(np.uint8), y_std.view(np.uint8)), "node size %s: reverse differs bitwise from the standard exchange" % k
-                y.destroy()
-            check_stats(na.get_stats(), expected_counts(ghosts_all, ranges, k), k, "exchange seed %d node size %s" % (seed, k))
-    x.destroy()
 
 
 # ------------------------------------------------------------------------------------------------
@@ -188,7 +119,10 @@ def products_case(case):
                         y.destroy()
         if mpi:
             ghosts_all, ranges = ghost_pattern(Aa)
-            check_stats(ph.get_exchange_stats(Ah), expected_counts(ghosts_all, ranges, k), k, case.name)
+            st = ph.get_exchange_stats(Ah)
+            check_stats(st, expected_counts(ghosts_all, ranges, k), k, case.name)
+            # the halo SF is node-aware and ran every product's exchange node-aware (none on its basic SF)
+            assert st["node_aware"] and st["ops_nodeaware"] > 0 and st["ops_basic"] == 0, (case.name, k, st["node_aware"], st["ops_nodeaware"], st["ops_basic"])
     ph.set_node_aware(Ah, False)
     for vname, fn, _ in var:  # and back to the standard exchange
         y = fn(Ah)
@@ -229,7 +163,7 @@ def pattern_change():
             st = ph.get_exchange_stats(mats["aijhybrid"])
             ghosts_all, ranges = ghost_pattern(mats["aij"])
             check_stats(st, expected_counts(ghosts_all, ranges, 1), 1, "pattern change step %d" % step)
-            counts.append(st["total"]["standard"]["on_msgs"] + st["total"]["standard"]["inter_msgs"])
+            counts.append(st["total"]["basic"]["on_msgs"] + st["total"]["basic"]["inter_msgs"])
         # a new nonzero in a column owned by rank me + step + 1: one more neighbour per rank
         rs, re = mats["aij"].getOwnershipRange()
         cr = mats["aij"].getOwnershipRangesColumn()
@@ -315,14 +249,14 @@ def poisson16():
         if q // 4 != r // 4:
             inter_per_pair[(q // 4, r // 4)] = inter_per_pair.get((q // 4, r // 4), 0) + 1
     predicted = exp["rank_pairs_inter"] / exp["node_pairs"]
-    measured = t["standard"]["inter_msgs"] / t["nodeaware"]["inter_msgs"]
+    measured = t["basic"]["inter_msgs"] / t["nodeaware"]["inter_msgs"]
     assert measured == predicted, (measured, predicted)
     assert t["nodeaware"]["inter_msgs"] <= nnodes * (nnodes - 1)
     checks.info.update(
         nodes=nnodes,
-        standard_inter_msgs=t["standard"]["inter_msgs"],
-        standard_inter_bytes=t["standard"]["inter_bytes"],
-        standard_on_msgs=t["standard"]["on_msgs"],
+        standard_inter_msgs=t["basic"]["inter_msgs"],
+        standard_inter_bytes=t["basic"]["inter_bytes"],
+        standard_on_msgs=t["basic"]["on_msgs"],
         nodeaware_inter_msgs=t["nodeaware"]["inter_msgs"],
         nodeaware_inter_bytes=t["nodeaware"]["inter_bytes"],
         nodeaware_on_msgs=t["nodeaware"]["on_msgs"],
@@ -355,30 +289,24 @@ def view():
         v.pushFormat(fmt)
         A.view(v)
         v.popFormat()
-    x = C.rand_vec(A.createVecRight(), 1)
-    with ph.Exchange(x, [i for i in range(case.N) if not x.getOwnershipRange()[0] <= i < x.getOwnershipRange()[1]][:5], node_aware=True, node_size=1) as ex:
-        ex.view()
-    for bad in ([0, 0], [case.N]):  # a repeated ghost, or one out of range, on rank 0 only: an error on every rank
-        try:
-            ph.Exchange(x, bad if C.rank() == 0 else [], node_aware=True)
-        except PETSc.Error:
-            pass
-        else:
-            raise AssertionError("bad ghosts %s accepted" % bad)
+    sf = ph.halo_sf(A)  # a node-aware SF of the same ghost pattern: PetscSFView
+    ph.sf_set_node_size(sf, 1)
+    sf.setUp()
+    v = PETSc.Viewer.STDOUT(PETSc.COMM_WORLD)
+    v.pushFormat(PETSc.Viewer.Format.ASCII_INFO_DETAIL)
+    sf.view(v)
+    v.popFormat()
+    sf.destroy()
     try:
         ph.set_node_size(A, -3)
     except PETSc.Error:
         pass
     else:
         raise AssertionError("node size -3 accepted")
-    x.destroy()
     A.destroy()
 
 
-if MODE == "exchange":
-    for seed in range(6):
-        checks.run("exchange_seed_%d" % seed, exchange_case, seed)
-elif MODE == "products":
+if MODE == "products":
     cs = [
         C.Case("square_random_sizes", 37, 37, 4, rpat="random", density=4.0),
         C.Case("rank_without_rows_middle", 120, 120, 5, rpat="zero_middle", density=5.0, diag=True),

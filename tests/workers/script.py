@@ -10,6 +10,8 @@ print facts (type, threads, partition) as JSON. Modes:
   view       : import, setType, setFromOptions, assemble, A.viewFromOptions('-mat_view')
 Every mode also reports the type of A's vectors, of a vector set up by VecSetFromOptions (-vec_type) and of a
 VecCreateMPI vector, and whether that one carries the hybrid context (-vec_hybrid_standard).
+Every mode then makes a PetscSF with PetscSFSetFromOptions() (type from -sf_type), a ring graph,
+broadcasts over it, and reports its type and the result (-sf_view shows it).
 usage: script.py MODE [PETSc options]
 """
 
@@ -87,4 +89,22 @@ if C.ph is not None and "aijhybrid" in A.getType():
     out["thread_times"] = C.ph.get_thread_times(A)
 if mode == "view":
     A.viewFromOptions("-mat_view")
+# a PetscSF whose type comes from the options (-sf_type): leaf i of rank r <- root i of rank r+1
+import numpy as np  # noqa: E402
+
+sf = PETSc.SF().create(comm=PETSc.COMM_WORLD)
+sf.setFromOptions()
+P, r = C.size(), C.rank()
+sf.setGraph(3, None, np.array([(r + 1) % P, 0, (r + 1) % P, 1, (r + 1) % P, 2], dtype=PETSc.IntType))
+sf.setUp()
+root = np.array([10.0 * r + i for i in range(3)])
+leaf = np.zeros(3)
+from mpi4py import MPI  # noqa: E402
+
+sf.bcastBegin(MPI.DOUBLE, root, leaf, MPI.REPLACE)
+sf.bcastEnd(MPI.DOUBLE, root, leaf, MPI.REPLACE)
+assert list(leaf) == [10.0 * ((r + 1) % P) + i for i in range(3)], leaf
+out["sf_type"] = sf.getType()
+sf.viewFromOptions("-sf_view")
+sf.destroy()
 C.report(out)

@@ -4,13 +4,17 @@ one process set, every matrix x variant of its spec (written by the driver, pets
     python -m petsc_aijhybrid.bench.worker --spec SPEC.json --out PART.json [--stream-lib LIB]
 
 Per matrix: generate it once as aij, make each variant from a copy (MatConvert in place) or generate
-it with its type, set its options under its own prefix, warm up, then time the products in
+it with its type, set its options under its own prefix (PetscSF options, -sf_*, are set without a
+prefix while the variant is built, since PETSc's VecScatter of MATMPIAIJ and the plugin's halo read
+them there; an aij variant with them is assembled afresh, since a copy would share the original's
+VecScatter), warm up, then time the products in
 alternating rounds (each round visits every variant, the order rotating from round to round):
 MPI barrier, MPI_Wtime, K products, barrier, MPI_Wtime; K is chosen from the warm-up so that a
 batch lasts about timing.batch_seconds. The median over all batches is the product time. Then, for
 aijhybrid variants, the partition info (petsc_aijhybrid.get_partition_info), the measured per-thread
 times of the products (get_thread_times: exchange, diagonal and off-diagonal block per thread) and,
-where the plugin offers it, get_exchange_stats(); then one CG + Jacobi solve per variant.
+where the plugin offers it, get_exchange_stats() (also for an aij variant with -sf_type nodeaware: the
+node-aware SF of its ghost pattern); then one CG + Jacobi solve per variant.
 """
 
 import argparse
@@ -172,18 +176,28 @@ def clear_options(prefix, pairs):
         opts.delValue(prefix + k)
 
 
+def sf_options(pairs):
+    """The PetscSF options (-sf_*) of an option list: PETSc reads them without a prefix."""
+    return [(k, val) for k, val in pairs if k.startswith("sf_")]
+
+
 def build_variant(v, spec, case, base, matrices):
     T = spec["threads"]
     pairs = option_pairs(v.spec.get("options", ""))
+    sfpairs = sf_options(pairs)
+    pairs = [p for p in pairs if p not in sfpairs]
     if is_hybrid(v.spec["type"]) and not any(k == "mat_aijhybrid_num_threads" for k, _ in pairs):
         pairs.append(("mat_aijhybrid_num_threads", str(T)))
-    v.rec["options_set"] = " ".join("-%s%s" % (k, "" if val is None else " " + val) for k, val in pairs)
+    v.rec["options_set"] = " ".join("-%s%s" % (k, "" if val is None else " " + val) for k, val in pairs + sfpairs)
     r0 = rss_now()
     t0 = wtime_barrier()
     build = v.spec.get("build", spec["build"])
     if build == "convert" and v.spec["type"] not in ("aij", "aijhybrid", "seqaijhybrid" if comm.Get_size() == 1 else "mpiaijhybrid"):
         build = "csr"  # PETSc 3.18's MatConvert_MPIAIJ_MPISELL leaves the column layout unset: assemble natively
+    if sfpairs and build == "convert" and not is_hybrid(v.spec["type"]):
+        build = "csr"  # a copy of an aij matrix shares its VecScatter: assemble one with the -sf_* options
     v.rec["build"] = build
+    set_options("", sfpairs)
     if build == "direct":
         A = matrices.create(case["name"], case["rows"], mat_type=v.spec["type"], seed=spec["seed"], path=case.get("path"), **case["params"])
     elif build == "csr":
@@ -203,6 +217,7 @@ def build_variant(v, spec, case, base, matrices):
     # warm-up: also builds the plugin's caches (partition, exchange) on the first product
     nw = spec["timing"]["warmup"]
     A.mult(x, y)
+    clear_options("", sfpairs)
     t2 = wtime_barrier()
     per = t2 - t1
     hybrid = is_hybrid(v.spec["type"])
@@ -464,6 +479,9 @@ def run_case(spec, case, matrices, stream_lib):
             if hasattr(ph, "get_exchange_stats"):
                 st = comm.gather(ph.get_exchange_stats(v.A), root=0)
                 v.rec["exchange_stats"] = st
+        elif hasattr(ph, "halo_sf") and comm.Get_size() > 1 and dict(sf_options(option_pairs(v.spec.get("options", "")))).get("sf_type") == "nodeaware":
+            k = dict(sf_options(option_pairs(v.spec.get("options", "")))).get("sf_nodeaware_node_size")
+            v.rec["exchange_stats"] = comm.gather(ph.get_exchange_stats(v.A, node_size=int(k) if k else None), root=0)
     sv = spec["solve"]
     if sv.get("enabled", True) and (not sv.get("matrices") or case["label"] in sv["matrices"]) and not (sv.get("max_rows") and M > sv["max_rows"]):
         for v in active:

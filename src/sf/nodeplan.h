@@ -34,8 +34,8 @@
 
    Ghost indices of a rank must be distinct (any order); owners follow ranges[0..size].
 */
-#ifndef AIJHYBRID_EXCHANGE_NODEPLAN_H
-#define AIJHYBRID_EXCHANGE_NODEPLAN_H
+#ifndef AIJHYBRID_SF_NODEPLAN_H
+#define AIJHYBRID_SF_NODEPLAN_H
 
 #include "../compat.h"
 
@@ -82,6 +82,37 @@ typedef struct {
   AIJHybridNodeCounts standard;        /* the standard exchange of the same pattern (one message per owner/requester pair) */
   AIJHybridNodeCounts forward, reverse;
 } AIJHybridNodePlan;
+
+/*
+   A compiled direction of a plan: what one rank does at run time. A plan's phases move data
+   through a buffer, and a rank's message to itself is a copy inside it; compiling folds those
+   copies away. Every value is named by its origin: o >= 0 is entry o of the source array (forward:
+   the rank's roots; reverse: its per-ghost contributions), o < 0 is entry -1-o of the receive
+   buffer. Each phase keeps only its messages to other ranks; a phase whose entries all come from
+   the source array can start as soon as the exchange begins (with one rank per node, the forward
+   and the reverse are then one direct message per rank pair, like PetscSF's basic type).
+*/
+typedef struct {
+  PetscInt     nsend, nrecv;
+  PetscMPIInt *sdest, *rsrc; /* ascending, never this rank */
+  PetscInt    *soff;         /* [nsend+1] message i is entries soff[i]..soff[i+1]) of the send buffer */
+  PetscInt    *sorig;        /* [soff[nsend] - soff[0]] the origin of each entry sent, indexed from soff[0] */
+  PetscInt    *roff;         /* [nrecv+1] message j lands in entries roff[j]..roff[j+1]) of the receive buffer */
+  PetscBool    from_src;     /* every entry sent comes from the source array */
+} AIJHybridNodeStep;
+
+typedef struct {
+  AIJHybridNodeStep step[3]; /* forward F1, F2, F3; reverse R3, R2, R1 */
+  PetscInt          nsbuf, nrbuf;
+  PetscInt          nout;
+  PetscInt         *outorig; /* forward: origin of ghost k (nout = nghost); reverse: of the j-th addition (nout = nacc) */
+  PetscInt         *outidx;  /* reverse: the root (local index) of the j-th addition; forward: NULL */
+} AIJHybridNodeSchedule;
+
+#define AIJHybridNodeOriginRecv(o) (-1 - (o)) /* receive-buffer entry of a negative origin, and back */
+
+PETSC_INTERN PetscErrorCode AIJHybridNodeScheduleCreate(const AIJHybridNodePlan *, PetscMPIInt, PetscBool, AIJHybridNodeSchedule *);
+PETSC_INTERN PetscErrorCode AIJHybridNodeScheduleDestroy(AIJHybridNodeSchedule *);
 
 PETSC_INTERN PetscErrorCode AIJHybridNodeTopoCreate(PetscMPIInt, const PetscInt[], AIJHybridNodeTopo *);
 PETSC_INTERN PetscErrorCode AIJHybridNodeTopoDestroy(AIJHybridNodeTopo *);
