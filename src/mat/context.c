@@ -42,6 +42,7 @@ PetscErrorCode MatAIJHybridContextDestroy(Mat_AIJHybrid **ctx)
   PetscCall(MatDestroy(&(*ctx)->halo_block));
   PetscCall(PetscFree2((*ctx)->ghost, (*ctx)->ghost_t));
   PetscCall(PetscFree((*ctx)->tstat));
+  PetscCall(MatAIJHybridSORReset(&(*ctx)->sor));
   PetscCall(PetscFree(*ctx));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -58,6 +59,7 @@ PetscErrorCode MatAIJHybridContextCopyOptions(Mat_AIJHybrid *from, Mat_AIJHybrid
   to->task_lead    = from->task_share >= 0 ? from->task_share : 1.0;
   to->node_aware   = from->node_aware;
   to->node_size    = from->node_size;
+  to->sor_serial   = from->sor_serial;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -141,6 +141,8 @@ static PetscErrorCode MatAIJHybridStrip(Mat B)
   B->ops->creategraph      = ctx->parentops.creategraph;
   B->ops->getvecs          = ctx->parentops.getvecs;
   B->ops->zerorows         = ctx->parentops.zerorows;
+  B->ops->sor              = ctx->parentops.sor;
+  if (info == &AIJHybridMPIInfo) PetscCall(MatAIJHybridUntagBlock(B)); /* its factors are AIJ's again */
   PetscCall(MatAIJHybridContextDestroy(&ctx));
   B->spptr = NULL;
   PetscCall(PetscObjectComposeFunction((PetscObject)B, info->to_base, NULL));
@@ -237,6 +239,7 @@ PetscErrorCode MatConvert_AIJ_AIJHybrid(Mat A, MatType type, MatReuse reuse, Mat
   B->ops->convert          = MatConvert_AIJHybrid_Any;
   B->ops->getvecs          = MatCreateVecs_AIJHybrid;
   B->ops->zerorows         = MatZeroRows_AIJHybrid;
+  if (ctx->parentops.sor) B->ops->sor = MatSOR_AIJHybrid; /* src/mat/sor.c */
   if (ctx->parentops.creategraph) B->ops->creategraph = MatCreateGraph_AIJHybrid;
   PetscCall(PetscObjectComposeFunction((PetscObject)B, info->to_base, MatConvert_AIJHybrid_AIJ));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, info->from_base, MatConvert_AIJ_AIJHybrid));
