@@ -217,6 +217,7 @@ PETSC_INTERN PetscErrorCode MatSOR_AIJHybrid(Mat, Vec, PetscReal, MatSORType, Pe
 PETSC_INTERN PetscErrorCode MatAIJHybridSORReset(AIJHybridSOR *);
 PETSC_INTERN PetscErrorCode MatAIJHybridTagBlock(Mat, PetscInt);
 PETSC_INTERN PetscErrorCode MatAIJHybridUntagBlock(Mat);
+PETSC_INTERN PetscErrorCode MatGetDiagonalBlock_AIJHybrid(Mat, Mat *);
 PETSC_INTERN PetscErrorCode MatAIJHybridMPIGhosts(Mat, const PetscScalar[], Mat *, Mat *, PetscScalar **);
 
 /* cores and ranks of this node (src/mat/resources.c) */

@@ -38,6 +38,8 @@ from .api import (
     set_prefetch,
     set_task_share,
 )
+from .api import get_cmrcm_colors, get_factor_info, get_sor_serial, set_cmrcm_colors, set_sor_serial
+
 
 __version__ = "0.1.0"
 
@@ -75,4 +77,9 @@ __all__ = [
     "set_row_cost",
     "set_prefetch",
     "set_task_share",
+    "get_cmrcm_colors",
+    "get_factor_info",
+    "get_sor_serial",
+    "set_cmrcm_colors",
+    "set_sor_serial",
 ]

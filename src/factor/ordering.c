@@ -73,7 +73,7 @@ PetscErrorCode MatAIJHybridGetCMRCMColors(PetscInt *ncolors)
 static PetscErrorCode MatGetOrdering_CMRCM(Mat mat, MatOrderingType type, IS *irow, IS *icol)
 {
   const PetscInt *ia, *ja;
-  PetscInt        n, nr, ncolors = AIJHybridCMRCMColors, nused, *perm;
+  PetscInt        m, n, nr, ncolors = AIJHybridCMRCMColors, nused, *perm;
   PetscBool       done, set;
   PetscMPIInt     size;
 
@@ -83,14 +83,18 @@ static PetscErrorCode MatGetOrdering_CMRCM(Mat mat, MatOrderingType type, IS *ir
   PetscCall(PetscOptionsGetInt(((PetscObject)mat)->options, ((PetscObject)mat)->prefix, "-mat_ordering_cmrcm_colors", &ncolors, &set));
   if (!set && ((PetscObject)mat)->prefix) PetscCall(PetscOptionsGetInt(((PetscObject)mat)->options, NULL, "-mat_ordering_cmrcm_colors", &ncolors, &set));
   PetscCheck(ncolors >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Invalid number of colors %" PetscInt_FMT " for -mat_ordering_cmrcm_colors: must be >= 1", ncolors);
+  PetscCall(MatGetLocalSize(mat, &m, NULL));
   PetscCall(PetscLogEventBegin(MATAIJHYBRID_Ordering, mat, 0, 0, 0));
-  PetscCall(MatGetRowIJ(mat, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  /* like PETSc's orderings, order the inodes (identical rows) of a matrix that has them, keeping
+     each together: MatGetOrdering() expands the permutation to rows, and PETSc's inode numeric
+     factorization (chosen by the matrix's inodes) assumes it */
+  PetscCall(MatGetRowIJ(mat, 0, PETSC_FALSE, PETSC_TRUE, &n, &ia, &ja, &done));
   nr = n;
   PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "The %s ordering needs the row pattern of the matrix (MatGetRowIJ()), which type %s does not give", MATORDERINGCMRCM, ((PetscObject)mat)->type_name);
   PetscCall(PetscMalloc1(n, &perm));
   PetscCall(AIJHybridCMRCM(n, ia, ja, ncolors, perm, NULL, &nused));
-  PetscCall(PetscInfo(mat, "CM-RCM ordering of %" PetscInt_FMT " rows: %" PetscInt_FMT " colors asked, %" PetscInt_FMT " used\n", n, ncolors, nused));
-  PetscCall(MatRestoreRowIJ(mat, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
+  PetscCall(PetscInfo(mat, "CM-RCM ordering of %" PetscInt_FMT " %s: %" PetscInt_FMT " colors asked, %" PetscInt_FMT " used\n", n, n < m ? "inodes" : "rows", ncolors, nused));
+  PetscCall(MatRestoreRowIJ(mat, 0, PETSC_FALSE, PETSC_TRUE, &nr, &ia, &ja, &done));
   PetscCall(ISCreateGeneral(PETSC_COMM_SELF, n, perm, PETSC_COPY_VALUES, irow));
   PetscCall(ISCreateGeneral(PETSC_COMM_SELF, n, perm, PETSC_OWN_POINTER, icol));
   PetscCall(ISSetPermutation(*irow));

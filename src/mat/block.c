@@ -30,6 +30,21 @@ PetscErrorCode MatAIJHybridTagBlock(Mat Ad, PetscInt nthreads)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* MatGetDiagonalBlock() of an mpiaijhybrid matrix (what PCBJACOBI factors): AIJ's block, tagged
+   with the thread count in force now (set after the last assembly, say) */
+PetscErrorCode MatGetDiagonalBlock_AIJHybrid(Mat A, Mat *a)
+{
+  Mat_AIJHybrid      *ctx;
+  AIJHybridPartParams params;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
+  PetscCall((*ctx->parentops.getdiagonalblock)(A, a));
+  PetscCall(MatAIJHybridContextCurrentParams(ctx, &params));
+  PetscCall(MatAIJHybridTagBlock(*a, params.nthreads));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* remove the tag from the diagonal block of A (converted back to mpiaij): its factors are AIJ's */
 PetscErrorCode MatAIJHybridUntagBlock(Mat A)
 {

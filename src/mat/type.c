@@ -142,6 +142,7 @@ static PetscErrorCode MatAIJHybridStrip(Mat B)
   B->ops->getvecs          = ctx->parentops.getvecs;
   B->ops->zerorows         = ctx->parentops.zerorows;
   B->ops->sor              = ctx->parentops.sor;
+  B->ops->getdiagonalblock = ctx->parentops.getdiagonalblock;
   if (info == &AIJHybridMPIInfo) PetscCall(MatAIJHybridUntagBlock(B)); /* its factors are AIJ's again */
   PetscCall(MatAIJHybridContextDestroy(&ctx));
   B->spptr = NULL;
@@ -240,6 +241,7 @@ PetscErrorCode MatConvert_AIJ_AIJHybrid(Mat A, MatType type, MatReuse reuse, Mat
   B->ops->getvecs          = MatCreateVecs_AIJHybrid;
   B->ops->zerorows         = MatZeroRows_AIJHybrid;
   if (ctx->parentops.sor) B->ops->sor = MatSOR_AIJHybrid; /* src/mat/sor.c */
+  if (mpi && ctx->parentops.getdiagonalblock) B->ops->getdiagonalblock = MatGetDiagonalBlock_AIJHybrid; /* tags the block for its factors (src/mat/block.c) */
   if (ctx->parentops.creategraph) B->ops->creategraph = MatCreateGraph_AIJHybrid;
   PetscCall(PetscObjectComposeFunction((PetscObject)B, info->to_base, MatConvert_AIJHybrid_AIJ));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, info->from_base, MatConvert_AIJ_AIJHybrid));
