@@ -320,8 +320,11 @@ static PetscErrorCode HasInodes(Mat A, PetscBool *has)
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   if (size > 1) PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, NULL, NULL));
   PetscCall(MatInodeGetInodeSizes(Ad, &nodes, &sizes, NULL));
-  *has = (PetscBool)(sizes != NULL);
-  PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, has, 1, MPIU_BOOL, MPI_LOR, PETSC_COMM_WORLD));
+  {
+    int loc = sizes != NULL, glob;
+    PetscCallMPI(MPI_Allreduce(&loc, &glob, 1, MPI_INT, MPI_LOR, PETSC_COMM_WORLD));
+    *has = glob ? PETSC_TRUE : PETSC_FALSE;
+  }
   PetscFunctionReturn(0);
 }
 
@@ -388,7 +391,7 @@ int main(int argc, char **argv)
       Mat       A, H;
       PetscReal ha[200], hh[200], h1[200];
       PetscInt  na, nh, n1 = 0;
-      PetscBool inodes;
+      PetscBool inodes = PETSC_FALSE;
 
       PetscCall(Build((MatKind)kind, kind == MAT_BLOCK ? 2 * m : m, (PetscBool)icc, &A));
       PetscCall(MatConvert(A, MATAIJHYBRID, MAT_INITIAL_MATRIX, &H));

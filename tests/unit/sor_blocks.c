@@ -74,7 +74,7 @@ static PetscErrorCode SameBits(Vec a, const PetscScalar *ref, const char *what)
 {
   const PetscScalar *x;
   PetscInt           n;
-  PetscBool          same = PETSC_TRUE, all;
+  int                same = 1, all;
 
   PetscFunctionBeginUser;
   PetscCall(VecGetLocalSize(a, &n));
@@ -82,10 +82,10 @@ static PetscErrorCode SameBits(Vec a, const PetscScalar *ref, const char *what)
   for (PetscInt i = 0; i < n; i++)
     if (memcmp(&x[i], &ref[i], sizeof(PetscScalar))) {
       if (same) PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s: local entry %" PetscInt_FMT ": %.17g against the reference %.17g\n", what, i, (double)PetscRealPart(x[i]), (double)PetscRealPart(ref[i])));
-      same = PETSC_FALSE;
+      same = 0;
     }
   PetscCall(VecRestoreArrayRead(a, &x));
-  PetscCallMPI(MPI_Allreduce(&same, &all, 1, MPIU_BOOL, MPI_LAND, PETSC_COMM_WORLD));
+  PetscCallMPI(MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_LAND, PETSC_COMM_WORLD));
   PetscCheck(all, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%s differs", what);
   nchecks++;
   PetscFunctionReturn(0);
