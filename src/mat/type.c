@@ -143,7 +143,6 @@ static PetscErrorCode MatAIJHybridStrip(Mat B)
   B->ops->zerorows         = ctx->parentops.zerorows;
   B->ops->sor              = ctx->parentops.sor;
   B->ops->getdiagonalblock = ctx->parentops.getdiagonalblock;
-  if (info == &AIJHybridMPIInfo) PetscCall(MatAIJHybridUntagBlock(B)); /* its factors are AIJ's again */
   PetscCall(MatAIJHybridContextDestroy(&ctx));
   B->spptr = NULL;
   PetscCall(PetscObjectComposeFunction((PetscObject)B, info->to_base, NULL));
@@ -168,6 +167,12 @@ PetscErrorCode MatConvert_AIJHybrid_AIJ(Mat A, MatType type, MatReuse reuse, Mat
   }
   if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
   else B = A;
+  {
+    Mat_AIJHybrid *ctx;
+
+    PetscCall(MatAIJHybridGetContext(B, &ctx));
+    if (ctx->info == &AIJHybridMPIInfo) PetscCall(MatAIJHybridUntagBlock(B)); /* its block's factors are AIJ's again */
+  }
   PetscCall(MatAIJHybridStrip(B));
   *newmat = B;
   PetscFunctionReturn(PETSC_SUCCESS);
