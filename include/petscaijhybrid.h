@@ -188,7 +188,7 @@ PETSC_EXTERN PetscErrorCode MatAIJHybridGetExchangeStats(Mat, PetscAIJHybridExch
 
    Options Database Keys:
 +  -pc_factor_mat_ordering_type cmrcm     - for `PCILU`, `PCICC` (`-sub_pc_factor_mat_ordering_type` with `PCBJACOBI`)
--  -mat_ordering_cmrcm_colors <ncolors>   - number of colors (default 10)
+-  -mat_ordering_cmrcm_colors <ncolors>   - number of colors (default 24)
 
    Level: intermediate
 

@@ -70,12 +70,32 @@ static int CompareDegVertex(const void *a, const void *b)
   return x->v < y->v ? -1 : (x->v > y->v ? 1 : 0);
 }
 
+/* sort by (degree, index): insertion sort for the short lists of a mesh, qsort for long ones */
+static void SortDegVertex(DegVertex *buf, PetscInt nb)
+{
+  if (nb > 32) {
+    qsort(buf, (size_t)nb, sizeof(DegVertex), CompareDegVertex);
+    return;
+  }
+  for (PetscInt k = 1; k < nb; k++) {
+    const DegVertex x = buf[k];
+    PetscInt        q = k - 1;
+
+    while (q >= 0 && CompareDegVertex(&buf[q], &x) > 0) {
+      buf[q + 1] = buf[q];
+      q--;
+    }
+    buf[q + 1] = x;
+  }
+}
+
 /*
-  Breadth-first search of the component of start over unvisited vertices (mark[v] != stamp),
-  neighbours by increasing degree (then index): appends the component to queue[*qn ...] in
-  Cuthill-McKee order, sets dist[] and stamps mark[]; returns the eccentricity of start.
+  Breadth-first search of the component of start over unvisited vertices (mark[v] != stamp):
+  appends the component to queue[*qn ...], sets dist[] and stamps mark[]; returns the
+  eccentricity of start. cm: neighbours by increasing degree (then index), the Cuthill-McKee
+  order (the trial searches for a start vertex need only the levels).
 */
-static PetscInt BFS(PetscInt start, const PetscInt xadj[], const PetscInt adj[], PetscInt stamp, PetscInt mark[], PetscInt dist[], PetscInt queue[], PetscInt *qn, DegVertex *buf)
+static PetscInt BFS(PetscInt start, const PetscInt xadj[], const PetscInt adj[], PetscInt stamp, PetscInt mark[], PetscInt dist[], PetscInt queue[], PetscInt *qn, DegVertex *buf, PetscBool cm)
 {
   PetscInt head = *qn, ecc = 0;
 
@@ -90,13 +110,17 @@ static PetscInt BFS(PetscInt start, const PetscInt xadj[], const PetscInt adj[],
       const PetscInt w = adj[p];
 
       if (mark[w] == stamp) continue;
-      mark[w]       = stamp;
-      dist[w]       = dist[u] + 1;
-      buf[nb].deg   = xadj[w + 1] - xadj[w];
-      buf[nb++].v   = w;
+      mark[w] = stamp;
+      dist[w] = dist[u] + 1;
       if (dist[w] > ecc) ecc = dist[w];
+      if (!cm) {
+        queue[(*qn)++] = w;
+        continue;
+      }
+      buf[nb].deg = xadj[w + 1] - xadj[w];
+      buf[nb++].v = w;
     }
-    if (nb > 1) qsort(buf, (size_t)nb, sizeof(DegVertex), CompareDegVertex);
+    if (nb > 1) SortDegVertex(buf, nb);
     for (PetscInt k = 0; k < nb; k++) queue[(*qn)++] = buf[k].v;
   }
   return ecc;
@@ -134,8 +158,8 @@ PetscErrorCode AIJHybridCMRCM(PetscInt n, const PetscInt ia[], const PetscInt ja
        the eccentricity grows (trial searches use even stamps and a scratch part of queue) */
     stamp = 2 * (stamp / 2 + 1);
     compn = qn;
-    ecc   = BFS(start, xadj, adj, stamp, mark, dist, queue, &compn, buf);
-    for (PetscInt it = 0; it < 8; it++) {
+    ecc   = BFS(start, xadj, adj, stamp, mark, dist, queue, &compn, buf, PETSC_FALSE);
+    for (PetscInt it = 0; it < 5; it++) {
       PetscInt best = -1, e;
 
       for (PetscInt q = qn; q < compn; q++) {
@@ -146,7 +170,7 @@ PetscErrorCode AIJHybridCMRCM(PetscInt n, const PetscInt ia[], const PetscInt ja
       if (best < 0 || best == start) break;
       stamp += 2;
       compn = qn;
-      e     = BFS(best, xadj, adj, stamp, mark, dist, queue, &compn, buf);
+      e     = BFS(best, xadj, adj, stamp, mark, dist, queue, &compn, buf, PETSC_FALSE);
       if (e <= ecc) break;
       start = best;
       ecc   = e;
@@ -154,7 +178,7 @@ PetscErrorCode AIJHybridCMRCM(PetscInt n, const PetscInt ia[], const PetscInt ja
     /* the final search from start: the component's Cuthill-McKee order and levels */
     stamp = 2 * (stamp / 2) + 1;
     qn    = comp0;
-    ecc   = BFS(start, xadj, adj, stamp, mark, dist, queue, &qn, buf);
+    ecc   = BFS(start, xadj, adj, stamp, mark, dist, queue, &qn, buf, PETSC_TRUE);
     for (PetscInt q = comp0; q < qn; q++) level[queue[q]] = ecc - dist[queue[q]]; /* counted from the far end */
     stamp++;                                                                        /* next trials: a fresh even stamp */
   }

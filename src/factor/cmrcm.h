@@ -25,7 +25,7 @@
 
 #include "../compat.h"
 
-#define AIJHYBRID_CMRCM_DEFAULT_COLORS 10
+#define AIJHYBRID_CMRCM_DEFAULT_COLORS 24
 
 PETSC_INTERN PetscErrorCode AIJHybridCMRCM(PetscInt, const PetscInt[], const PetscInt[], PetscInt, PetscInt[], PetscInt[], PetscInt *);
 

@@ -20,7 +20,7 @@ static PetscInt AIJHybridCMRCMColors = AIJHYBRID_CMRCM_DEFAULT_COLORS;
   Not Collective
 
   Input Parameter:
-. ncolors - number of colors, at least 1, or `PETSC_DEFAULT` for the package's default (10)
+. ncolors - number of colors, at least 1, or `PETSC_DEFAULT` for the package's default (24)
 
   Options Database Key:
 . -mat_ordering_cmrcm_colors <ncolors> - colors for the orderings of the matrices this option reaches
