@@ -79,6 +79,7 @@ typedef struct {
   AIJHybridLevels lowerT, upperT; /* ILU transposed solves: U^T forward, L^T backward (built on first use) */
   AIJHybridCSC    cscU, cscL;     /* U by columns (ascending rows); ILU: L by columns (descending rows) */
   PetscScalar    *work, *work2;
+  PetscInt       *progress;       /* 2 * built_T * AIJHYBRID_LEVELS_STRIDE: the threads' levels done, forward and backward */
   PetscLogDouble  build_time;
   PetscInt        builds;
   PetscBool       check; /* -mat_aijhybrid_factor_check: compare every solve with PETSc's */
@@ -99,6 +100,7 @@ static PetscErrorCode FactorResetSchedules(Mat_AIJHybridFactor *ctx)
   PetscCall(PetscFree(ctx->bdiag));
   PetscCall(PetscFree2(ctx->npair, ctx->nskip));
   PetscCall(PetscFree2(ctx->work, ctx->work2));
+  PetscCall(PetscFree(ctx->progress));
   ctx->built_pattern = -1;
   ctx->built_T       = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -148,15 +150,6 @@ static PetscErrorCode MatDestroy_AIJHybridFactor(Mat F)
 
 /* ---------------------------------------------------------------- level-scheduled runs */
 
-/* rows order[*ks .. *ke) of lv: part t of level l */
-static inline void LevelPart(const AIJHybridLevels *lv, PetscInt l, PetscInt t, PetscInt *ks, PetscInt *ke)
-{
-  const PetscInt *tb = lv->tb + l * (lv->nthreads + 1);
-
-  *ks = tb[t];
-  *ke = tb[t + 1];
-}
-
 typedef enum {
   SOLVE_ILU,
   SOLVE_ILU_ADD,
@@ -164,18 +157,44 @@ typedef enum {
   SOLVE_ICC
 } SolveKind;
 
+/* one phase (forward or backward) of a solve: the levels of lv in order, part t of each on
+   thread t, synchronised point to point (or by a barrier after each level when OpenMP gave fewer
+   threads than parts); row(ks, ke) computes the rows order[ks .. ke) */
+#define RUN_PHASE(lv, progress, row) \
+  do { \
+    const PetscInt T_ = (lv)->nthreads; \
+    for (PetscInt l_ = 0; l_ < (lv)->nlevels; l_++) { \
+      const PetscInt *tb_ = (lv)->tb + l_ * (T_ + 1); \
+      if (nth == T_) { \
+        AIJHybridLevelsWait((lv), l_, tid, (progress)); \
+        { \
+          const PetscInt ks = tb_[tid], ke = tb_[tid + 1]; \
+          row; \
+        } \
+        AIJHybridLevelsDone(l_, tid, (progress)); \
+      } else { \
+        for (PetscInt t_ = tid; t_ < T_; t_ += nth) { \
+          const PetscInt ks = tb_[t_], ke = tb_[t_ + 1]; \
+          row; \
+        } \
+        _Pragma("omp barrier") \
+      } \
+    } \
+  } while (0)
+
 /*
-  x = F^{-1} b (and friends) with the levels in order, one barrier after each level. Runs on all
-  threads of the region; calls no PETSc.
+  x = F^{-1} b (and friends), the forward phase then the backward phase (one barrier between
+  them). Runs on all threads of the region; calls no PETSc. progress: 2 * T counters, zero.
   ILU:    tmp = L^{-1} P b, then x = Q U^{-1} tmp (inode arithmetic when ctx->inode)
   ILU_ADD x = y + Q U^{-1} L^{-1} P b (plain arithmetic, as MatSolveAdd_SeqAIJ)
   ILU_T:  tmp = U^{-T} Q^T b, then x = P^T L^{-T} tmp (+ y)
   ICC:    u/t = (U^T D)^{-1} P b, then x = P^T U^{-1} t
 */
-static void SolveLevels(const Mat_AIJHybridFactor *ctx, SolveKind kind, const PetscInt *bi, const PetscInt *bj, const PetscScalar *ba, const PetscScalar *b, const PetscScalar *y, PetscScalar *tmp, PetscScalar *tmp2, PetscScalar *x)
+static void SolveLevels(const Mat_AIJHybridFactor *ctx, SolveKind kind, const PetscInt *bi, const PetscInt *bj, const PetscScalar *ba, const PetscScalar *b, const PetscScalar *y, PetscScalar *tmp, PetscScalar *tmp2, PetscScalar *x, PetscInt *progress)
 {
-  const PetscInt nth = omp_get_num_threads(), tid = omp_get_thread_num();
+  const PetscInt  nth = omp_get_num_threads(), tid = omp_get_thread_num();
   const PetscInt *r = ctx->r, *c = ctx->c;
+  PetscInt       *pf = progress, *pb = progress + ctx->built_T * AIJHYBRID_LEVELS_STRIDE;
 
   switch (kind) {
   case SOLVE_ILU:
@@ -183,77 +202,26 @@ static void SolveLevels(const Mat_AIJHybridFactor *ctx, SolveKind kind, const Pe
     const AIJHybridLevels *lo = &ctx->lower, *up = &ctx->upper;
     const PetscBool        inode = (PetscBool)(kind == SOLVE_ILU && ctx->inode);
 
-    for (PetscInt l = 0; l < lo->nlevels; l++) {
-      for (PetscInt t = tid; t < lo->nthreads; t += nth) {
-        PetscInt ks, ke;
-
-        LevelPart(lo, l, t, &ks, &ke);
-        if (inode) AIJHybridTrsvLowerInode(ks, ke, lo->order, ctx->npair, bi, bj, ba, r, b, tmp);
-        else AIJHybridTrsvLower(ks, ke, lo->order, bi, bj, ba, r, b, tmp);
-      }
+    if (inode) RUN_PHASE(lo, pf, AIJHybridTrsvLowerInode(ks, ke, lo->order, ctx->npair, bi, bj, ba, r, b, tmp));
+    else RUN_PHASE(lo, pf, AIJHybridTrsvLower(ks, ke, lo->order, bi, bj, ba, r, b, tmp));
 #pragma omp barrier
-    }
-    for (PetscInt l = 0; l < up->nlevels; l++) {
-      for (PetscInt t = tid; t < up->nthreads; t += nth) {
-        PetscInt ks, ke;
-
-        LevelPart(up, l, t, &ks, &ke);
-        if (kind == SOLVE_ILU_ADD) AIJHybridTrsvUpperAdd(ks, ke, up->order, ctx->bdiag, bj, ba, c, tmp, y, x);
-        else if (inode) AIJHybridTrsvUpperInode(ks, ke, up->order, ctx->nskip, ctx->bdiag, bj, ba, c, tmp, x);
-        else AIJHybridTrsvUpper(ks, ke, up->order, ctx->bdiag, bj, ba, c, tmp, x);
-      }
-      if (l < up->nlevels - 1) {
-#pragma omp barrier
-      }
-    }
+    if (kind == SOLVE_ILU_ADD) RUN_PHASE(up, pb, AIJHybridTrsvUpperAdd(ks, ke, up->order, ctx->bdiag, bj, ba, c, tmp, y, x));
+    else if (inode) RUN_PHASE(up, pb, AIJHybridTrsvUpperInode(ks, ke, up->order, ctx->nskip, ctx->bdiag, bj, ba, c, tmp, x));
+    else RUN_PHASE(up, pb, AIJHybridTrsvUpper(ks, ke, up->order, ctx->bdiag, bj, ba, c, tmp, x));
   } break;
   case SOLVE_ILU_T: {
     const AIJHybridLevels *fw = &ctx->lowerT, *bw = &ctx->upperT;
 
-    for (PetscInt l = 0; l < fw->nlevels; l++) {
-      for (PetscInt t = tid; t < fw->nthreads; t += nth) {
-        PetscInt ks, ke;
-
-        LevelPart(fw, l, t, &ks, &ke);
-        AIJHybridTrsvUpperT(ks, ke, fw->order, ctx->cscU.ptr, ctx->cscU.row, ctx->cscU.pos, ctx->bdiag, ba, c, b, tmp);
-      }
+    RUN_PHASE(fw, pf, AIJHybridTrsvUpperT(ks, ke, fw->order, ctx->cscU.ptr, ctx->cscU.row, ctx->cscU.pos, ctx->bdiag, ba, c, b, tmp));
 #pragma omp barrier
-    }
-    for (PetscInt l = 0; l < bw->nlevels; l++) {
-      for (PetscInt t = tid; t < bw->nthreads; t += nth) {
-        PetscInt ks, ke;
-
-        LevelPart(bw, l, t, &ks, &ke);
-        AIJHybridTrsvLowerT(ks, ke, bw->order, ctx->cscL.ptr, ctx->cscL.row, ctx->cscL.pos, ba, r, tmp, y, x);
-      }
-      if (l < bw->nlevels - 1) {
-#pragma omp barrier
-      }
-    }
+    RUN_PHASE(bw, pb, AIJHybridTrsvLowerT(ks, ke, bw->order, ctx->cscL.ptr, ctx->cscL.row, ctx->cscL.pos, ba, r, tmp, y, x));
   } break;
   case SOLVE_ICC: {
     const AIJHybridLevels *fw = &ctx->lower, *bw = &ctx->upper;
 
-    for (PetscInt l = 0; l < fw->nlevels; l++) {
-      for (PetscInt t = tid; t < fw->nthreads; t += nth) {
-        PetscInt ks, ke;
-
-        LevelPart(fw, l, t, &ks, &ke);
-        AIJHybridTrsvICCForward(ks, ke, fw->order, ctx->cscU.ptr, ctx->cscU.row, ctx->cscU.pos, bi, ba, r, b, tmp2, tmp);
-      }
+    RUN_PHASE(fw, pf, AIJHybridTrsvICCForward(ks, ke, fw->order, ctx->cscU.ptr, ctx->cscU.row, ctx->cscU.pos, bi, ba, r, b, tmp2, tmp));
 #pragma omp barrier
-    }
-    for (PetscInt l = 0; l < bw->nlevels; l++) {
-      for (PetscInt t = tid; t < bw->nthreads; t += nth) {
-        PetscInt ks, ke;
-
-        LevelPart(bw, l, t, &ks, &ke);
-        AIJHybridTrsvICCBackward(ks, ke, bw->order, bi, bj, ba, r, tmp, x);
-      }
-      if (l < bw->nlevels - 1) {
-#pragma omp barrier
-      }
-    }
+    RUN_PHASE(bw, pb, AIJHybridTrsvICCBackward(ks, ke, bw->order, bi, bj, ba, r, tmp, x));
   } break;
   }
 }
@@ -423,8 +391,8 @@ static PetscErrorCode FactorBuild(Mat F, Mat_AIJHybridFactor *ctx, PetscInt T)
 
       PetscCall(PetscMalloc1(n, &start));
       for (PetscInt i = 0; i < n; i++) start[i] = bdiag[i + 1] + 1;
-      PetscCall(AIJHybridLevelsBuild(n, fi, fi + 1, fj, PETSC_TRUE, T, &ctx->lower));
-      PetscCall(AIJHybridLevelsBuild(n, start, bdiag, fj, PETSC_FALSE, T, &ctx->upper));
+      PetscCall(AIJHybridLevelsBuild(n, fi, fi + 1, fj, PETSC_TRUE, T, AIJHYBRID_LEVELS_MAXCHAIN, &ctx->lower));
+      PetscCall(AIJHybridLevelsBuild(n, start, bdiag, fj, PETSC_FALSE, T, AIJHYBRID_LEVELS_MAXCHAIN, &ctx->upper));
       PetscCall(PetscFree(start));
     }
   } else {
@@ -446,12 +414,15 @@ static PetscErrorCode FactorBuild(Mat F, Mat_AIJHybridFactor *ctx, PetscInt T)
       PetscCall(PetscMalloc1(n, &end));
       for (PetscInt i = 0; i < n; i++) end[i] = fi[i + 1] - 1;
       PetscCall(AIJHybridCSCBuild(n, fi, end, fj, PETSC_TRUE, &ctx->cscU));
-      PetscCall(AIJHybridLevelsBuild(n, ctx->cscU.ptr, ctx->cscU.ptr + 1, ctx->cscU.row, PETSC_TRUE, T, &ctx->lower));
-      PetscCall(AIJHybridLevelsBuild(n, fi, end, fj, PETSC_FALSE, T, &ctx->upper));
+      PetscCall(AIJHybridLevelsBuild(n, ctx->cscU.ptr, ctx->cscU.ptr + 1, ctx->cscU.row, PETSC_TRUE, T, AIJHYBRID_LEVELS_MAXCHAIN, &ctx->lower));
+      PetscCall(AIJHybridLevelsBuild(n, fi, end, fj, PETSC_FALSE, T, AIJHYBRID_LEVELS_MAXCHAIN, &ctx->upper));
       PetscCall(PetscFree(end));
     }
   }
-  if (!ctx->reason) PetscCall(PetscMalloc2(n, &ctx->work, n, &ctx->work2));
+  if (!ctx->reason) {
+    PetscCall(PetscMalloc2(n, &ctx->work, n, &ctx->work2));
+    PetscCall(PetscMalloc1(2 * T * AIJHYBRID_LEVELS_STRIDE, &ctx->progress));
+  }
   ctx->built_pattern = ctx->pattern;
   ctx->built_T       = T;
   PetscCall(PetscTime(&t1));
@@ -480,8 +451,8 @@ static PetscErrorCode FactorBuildTranspose(Mat F, Mat_AIJHybridFactor *ctx)
   PetscCall(AIJHybridCSCBuild(n, start, ctx->bdiag, fj, PETSC_TRUE, &ctx->cscU));
   PetscCall(AIJHybridCSCBuild(n, fi, fi + 1, fj, PETSC_FALSE, &ctx->cscL));
   PetscCall(PetscFree(start));
-  PetscCall(AIJHybridLevelsBuild(n, ctx->cscU.ptr, ctx->cscU.ptr + 1, ctx->cscU.row, PETSC_TRUE, T, &ctx->lowerT));
-  PetscCall(AIJHybridLevelsBuild(n, ctx->cscL.ptr, ctx->cscL.ptr + 1, ctx->cscL.row, PETSC_FALSE, T, &ctx->upperT));
+  PetscCall(AIJHybridLevelsBuild(n, ctx->cscU.ptr, ctx->cscU.ptr + 1, ctx->cscU.row, PETSC_TRUE, T, AIJHYBRID_LEVELS_MAXCHAIN, &ctx->lowerT));
+  PetscCall(AIJHybridLevelsBuild(n, ctx->cscL.ptr, ctx->cscL.ptr + 1, ctx->cscL.row, PETSC_FALSE, T, AIJHYBRID_LEVELS_MAXCHAIN, &ctx->upperT));
   PetscCall(PetscLogEventEnd(MATAIJHYBRID_Levels, F, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -530,8 +501,9 @@ static PetscErrorCode FactorSolveRun(Mat F, SolveKind kind, Vec bb, Vec yy, Vec 
   /* PETSc's natural-ordering solves use x as the work vector: so can we, except where x is added to */
   natural = (PetscBool)(!ctx->r && !ctx->c && !yy);
   tmp     = natural ? x : ctx->work;
+  PetscCall(PetscArrayzero(ctx->progress, 2 * ctx->built_T * AIJHYBRID_LEVELS_STRIDE));
 #pragma omp parallel num_threads(ctx->built_T)
-  SolveLevels(ctx, kind, fi, fj, fa, b, y, tmp, tmp2, x);
+  SolveLevels(ctx, kind, fi, fj, fa, b, y, tmp, tmp2, x, ctx->progress);
   PetscCall(VecRestoreArrayRead(bb, &b));
   if (yy) PetscCall(VecRestoreArray(xx, &x));
   else PetscCall(VecRestoreArrayWrite(xx, &x));

@@ -114,7 +114,7 @@ static PetscInt LowerLevels(const Pattern *p, const PetscInt perm[])
         if (p->ja[q] == i && inv[j] < k) ind[nz++] = inv[j];
     ptr[k + 1] = nz;
   }
-  PetscCallAbort(PETSC_COMM_SELF, AIJHybridLevelsBuild(n, ptr, ptr + 1, ind, PETSC_TRUE, 1, &lv));
+  PetscCallAbort(PETSC_COMM_SELF, AIJHybridLevelsBuild(n, ptr, ptr + 1, ind, PETSC_TRUE, 1, 1, &lv));
   nl = lv.nlevels;
   PetscCallAbort(PETSC_COMM_SELF, AIJHybridLevelsDestroy(&lv));
   PetscCallAbort(PETSC_COMM_SELF, PetscFree3(inv, ptr, ind));

@@ -50,7 +50,7 @@ static void TestLevels(void)
     PetscInt      *ptr, *ind, nz = 0;
 
     rng_state = 1000 + (unsigned long long)trial;
-    PetscCallVoid(PetscMalloc2(n + 1, &ptr, n * maxdeg + 1, &ind));
+    PetscCallVoid(PetscMalloc2(n + 1, &ptr, n * (maxdeg + 1) + 1, &ind));
     for (PetscInt dir = 0; dir < 2; dir++) {
       const PetscBool forward = (PetscBool)(dir == 0);
 
@@ -60,18 +60,21 @@ static void TestLevels(void)
         const PetscInt room = forward ? i : n - 1 - i, k = room ? RandInt(PetscMin(room, maxdeg) + 1) : 0;
 
         for (PetscInt q = 0; q < k; q++) ind[nz++] = forward ? RandInt(i) : i + 1 + RandInt(n - 1 - i); /* duplicates allowed */
+        if (room && RandInt(3)) ind[nz++] = forward ? i - 1 : i + 1; /* chains */
         ptr[i + 1] = nz;
       }
-      for (PetscInt T = 1; T <= 5; T++) {
-        AIJHybridLevels lv;
-        PetscBool       ok;
+      for (PetscInt T = 1; T <= 5; T++)
+        for (PetscInt mc = 1; mc <= 1024; mc *= 32) {
+          AIJHybridLevels lv;
+          PetscBool       ok;
 
-        PetscCallVoid(AIJHybridLevelsBuild(n, ptr, ptr + 1, ind, forward, T, &lv));
-        PetscCallVoid(AIJHybridLevelsValid(&lv, ptr, ptr + 1, ind, forward, &ok));
-        CHECK(ok, "level schedule invalid: trial %d n %d T %d %s", (int)trial, (int)n, (int)T, forward ? "forward" : "backward");
-        CHECK(n || lv.nlevels == 0, "empty solve has levels");
-        PetscCallVoid(AIJHybridLevelsDestroy(&lv));
-      }
+          PetscCallVoid(AIJHybridLevelsBuild(n, ptr, ptr + 1, ind, forward, T, mc, &lv));
+          PetscCallVoid(AIJHybridLevelsValid(&lv, ptr, ptr + 1, ind, forward, (PetscBool)(mc == 1), &ok));
+          CHECK(ok, "level schedule invalid: trial %d n %d T %d chains %d %s", (int)trial, (int)n, (int)T, (int)mc, forward ? "forward" : "backward");
+          CHECK(n || lv.nlevels == 0, "empty solve has levels");
+          CHECK(mc > 1 || lv.nchains == n, "rows not their own units without chains");
+          PetscCallVoid(AIJHybridLevelsDestroy(&lv));
+        }
       { /* transposed pattern: every entry once, rows ascending or descending in each column */
         for (PetscInt asc = 0; asc < 2; asc++) {
           AIJHybridCSC csc;
@@ -98,7 +101,7 @@ static void TestLevels(void)
     PetscErrorCode  ierr;
 
     PetscCallVoid(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-    ierr = AIJHybridLevelsBuild(2, ptr, ptr + 1, ind, PETSC_TRUE, 1, &lv);
+    ierr = AIJHybridLevelsBuild(2, ptr, ptr + 1, ind, PETSC_TRUE, 1, 1, &lv);
     PetscCallVoid(PetscPopErrorHandler());
     CHECK(ierr == PETSC_ERR_ARG_OUTOFRANGE, "forward dependency on a later row accepted");
   }
@@ -143,9 +146,10 @@ static void MakeILU(PetscInt n, PetscInt k, PetscBool inode, ILUFactor *f)
   PetscCallVoid(PetscMalloc1(n + 1, &tmp));
   PetscCallVoid(PetscMalloc3(n + 1, &f->nodes, n + 1, &f->npair, n + 1, &f->nskip));
   for (PetscInt s = 0; s < n;) {
-    const PetscInt m = inode ? PetscMin(1 + RandInt(5), n - s) : 1, e = s + m - 1;
+    const PetscInt draw = inode ? 1 + RandInt(5) : 1, m = PetscMin(draw, n - s), e = s + m - 1; /* (PetscMin evaluates twice) */
     PetscInt       nl, nu;
 
+    if (s > 0 && RandInt(2)) mark[s - 1] = 1; /* often the row before: chains */
     nl = Subset(0, s, k, tmp, mark); /* shared L columns, below the node */
     for (PetscInt j = 0; j < m; j++) {
       PetscCallVoid(PetscMalloc1(nl + j + 1, &Lc[s + j]));
@@ -153,6 +157,7 @@ static void MakeILU(PetscInt n, PetscInt k, PetscBool inode, ILUFactor *f)
       for (PetscInt q = 0; q < j; q++) Lc[s + j][nl + q] = s + q;
       Ln[s + j] = nl + j;
     }
+    if (e + 1 < n && RandInt(2)) mark[e + 1] = 1;
     nu = Subset(e + 1, n, k, tmp, mark); /* shared U columns, above the node */
     for (PetscInt j = 0; j < m; j++) {
       const PetscInt ku = m - 1 - j;
@@ -354,32 +359,52 @@ static void Part(const AIJHybridLevels *lv, PetscInt l, PetscInt t, PetscInt *ks
   #define NTH 1
 #endif
 
+static PetscBool P2P = PETSC_FALSE; /* point-to-point waits (AIJHybridLevelsWait/Done) instead of barriers */
+static PetscInt  progress[2 * 8 * AIJHYBRID_LEVELS_STRIDE];
+
+/* before and after part t of level l (progress: the phase's counters) */
+#define BEFORE(lv, l, t, pr) \
+  do { \
+    if (P2P) AIJHybridLevelsWait((lv), (l), (t), (pr)); \
+  } while (0)
+#define AFTER(lv, l, t, pr) \
+  do { \
+    if (P2P) AIJHybridLevelsDone((l), (t), (pr)); \
+    else { \
+      _Pragma("omp barrier") \
+    } \
+  } while (0)
+
 /* kind 0: solve, 1: solve inode, 2: solve add (y), 3: transpose (+ y) */
 static void ThreadedILU(const ILUFactor *f, const AIJHybridLevels *lo, const AIJHybridLevels *up, const AIJHybridCSC *cu, const AIJHybridCSC *cl, int kind, const PetscInt *r, const PetscInt *c, const PetscScalar *b, const PetscScalar *y, PetscScalar *tmp, PetscScalar *x, PetscInt T)
 {
+  PetscInt *pf = progress, *pb = progress + 8 * AIJHYBRID_LEVELS_STRIDE;
+
+  for (PetscInt k = 0; k < 2 * 8 * AIJHYBRID_LEVELS_STRIDE; k++) progress[k] = 0;
 #pragma omp parallel num_threads(T)
   {
-    const PetscInt tid = TID, nth = NTH;
+    const PetscInt tid = TID;
     PetscInt       ks, ke;
 
-    for (PetscInt l = 0; l < lo->nlevels; l++) {
-      for (PetscInt t = tid; t < T; t += nth) {
-        Part(lo, l, t, &ks, &ke);
+    if (NTH == T) {
+      for (PetscInt l = 0; l < lo->nlevels; l++) {
+        BEFORE(lo, l, tid, pf);
+        Part(lo, l, tid, &ks, &ke);
         if (kind == 3) AIJHybridTrsvUpperT(ks, ke, lo->order, cu->ptr, cu->row, cu->pos, f->bdiag, f->ba, c, b, tmp);
         else if (kind == 1) AIJHybridTrsvLowerInode(ks, ke, lo->order, f->npair, f->bi, f->bj, f->ba, r, b, tmp);
         else AIJHybridTrsvLower(ks, ke, lo->order, f->bi, f->bj, f->ba, r, b, tmp);
+        AFTER(lo, l, tid, pf);
       }
 #pragma omp barrier
-    }
-    for (PetscInt l = 0; l < up->nlevels; l++) {
-      for (PetscInt t = tid; t < T; t += nth) {
-        Part(up, l, t, &ks, &ke);
+      for (PetscInt l = 0; l < up->nlevels; l++) {
+        BEFORE(up, l, tid, pb);
+        Part(up, l, tid, &ks, &ke);
         if (kind == 3) AIJHybridTrsvLowerT(ks, ke, up->order, cl->ptr, cl->row, cl->pos, f->ba, r, tmp, y, x);
         else if (kind == 2) AIJHybridTrsvUpperAdd(ks, ke, up->order, f->bdiag, f->bj, f->ba, c, tmp, y, x);
         else if (kind == 1) AIJHybridTrsvUpperInode(ks, ke, up->order, f->nskip, f->bdiag, f->bj, f->ba, c, tmp, x);
         else AIJHybridTrsvUpper(ks, ke, up->order, f->bdiag, f->bj, f->ba, c, tmp, x);
+        AFTER(up, l, tid, pb);
       }
-#pragma omp barrier
     }
   }
 }
@@ -417,16 +442,17 @@ static void TestILU(void)
       RandomPerm(n, r);
       RandomPerm(n, c);
     }
-    for (PetscInt T = 1; T <= 4; T++) {
+    for (PetscInt TT = 2; TT <= 8; TT++) {
+      const PetscInt  T = TT / 2, mc = TT % 2 ? 1 : AIJHYBRID_LEVELS_MAXCHAIN; /* 1-4 threads, rows or chains as units */
       AIJHybridLevels lo, up, loT, upT;
       AIJHybridCSC    cu, cl;
 
-      PetscCallVoid(AIJHybridLevelsBuild(n, f.bi, f.bi + 1, f.bj, PETSC_TRUE, T, &lo));
-      PetscCallVoid(AIJHybridLevelsBuild(n, ustart, f.bdiag, f.bj, PETSC_FALSE, T, &up));
+      PetscCallVoid(AIJHybridLevelsBuild(n, f.bi, f.bi + 1, f.bj, PETSC_TRUE, T, mc, &lo));
+      PetscCallVoid(AIJHybridLevelsBuild(n, ustart, f.bdiag, f.bj, PETSC_FALSE, T, mc, &up));
       PetscCallVoid(AIJHybridCSCBuild(n, ustart, f.bdiag, f.bj, PETSC_TRUE, &cu));
       PetscCallVoid(AIJHybridCSCBuild(n, f.bi, f.bi + 1, f.bj, PETSC_FALSE, &cl));
-      PetscCallVoid(AIJHybridLevelsBuild(n, cu.ptr, cu.ptr + 1, cu.row, PETSC_TRUE, T, &loT));
-      PetscCallVoid(AIJHybridLevelsBuild(n, cl.ptr, cl.ptr + 1, cl.row, PETSC_FALSE, T, &upT));
+      PetscCallVoid(AIJHybridLevelsBuild(n, cu.ptr, cu.ptr + 1, cu.row, PETSC_TRUE, T, mc, &loT));
+      PetscCallVoid(AIJHybridLevelsBuild(n, cl.ptr, cl.ptr + 1, cl.row, PETSC_FALSE, T, mc, &upT));
 
       if (inode) RefILUSolveInode(&f, r, c, b, tmp, xr);
       else RefILUSolve(&f, r, c, b, tmp, xr);
@@ -475,12 +501,15 @@ static void TestICC(void)
 
     rng_state = 4242 + (unsigned long long)trial;
     PetscCallVoid(PetscCalloc1(n + 1, &mark));
-    PetscCallVoid(PetscMalloc3(n + 1, &ui, n * (k + 1) + 1, &uj, n, &end));
-    PetscCallVoid(PetscMalloc1(n * (k + 1) + 1, &ua));
+    PetscCallVoid(PetscMalloc3(n + 1, &ui, n * (k + 2) + 1, &uj, n, &end));
+    PetscCallVoid(PetscMalloc1(n * (k + 2) + 1, &ua));
     PetscCallVoid(PetscMalloc1(n + 1, &cols));
     ui[0] = 0;
     for (PetscInt i = 0; i < n; i++) {
-      const PetscInt m = Subset(i + 1, n, k, cols, mark);
+      PetscInt m;
+
+      if (i + 1 < n && RandInt(2)) mark[i + 1] = 1; /* chains */
+      m = Subset(i + 1, n, k, cols, mark);
 
       for (PetscInt q = 0; q < m; q++) {
         uj[nz]   = cols[q];
@@ -498,35 +527,38 @@ static void TestICC(void)
       RandomPerm(n, rp);
     }
     RefICCSolve(n, ui, uj, ua, rp, b, t, xr);
-    for (PetscInt T = 1; T <= 4; T++) {
+    for (PetscInt TT = 2; TT <= 8; TT++) {
+      const PetscInt  T = TT / 2, mc = TT % 2 ? 1 : AIJHYBRID_LEVELS_MAXCHAIN;
       AIJHybridLevels fw, bw;
       AIJHybridCSC    cu;
 
       PetscCallVoid(AIJHybridCSCBuild(n, ui, end, uj, PETSC_TRUE, &cu));
-      PetscCallVoid(AIJHybridLevelsBuild(n, cu.ptr, cu.ptr + 1, cu.row, PETSC_TRUE, T, &fw));
-      PetscCallVoid(AIJHybridLevelsBuild(n, ui, end, uj, PETSC_FALSE, T, &bw));
+      PetscCallVoid(AIJHybridLevelsBuild(n, cu.ptr, cu.ptr + 1, cu.row, PETSC_TRUE, T, mc, &fw));
+      PetscCallVoid(AIJHybridLevelsBuild(n, ui, end, uj, PETSC_FALSE, T, mc, &bw));
       for (PetscInt pass = 0; pass < (perm ? 1 : 2); pass++) {
         PetscScalar *tt = pass ? xt : t; /* natural ordering: t may be x */
 
         for (PetscInt i = 0; i < n; i++) xt[i] = NAN;
+        for (PetscInt k = 0; k < 2 * 8 * AIJHYBRID_LEVELS_STRIDE; k++) progress[k] = 0;
 #pragma omp parallel num_threads(T)
         {
-          const PetscInt tid = TID, nth = NTH;
-          PetscInt       ks, ke;
+          const PetscInt tid = TID;
+          PetscInt       ks, ke, *pf = progress, *pb = progress + 8 * AIJHYBRID_LEVELS_STRIDE;
 
-          for (PetscInt l = 0; l < fw.nlevels; l++) {
-            for (PetscInt q = tid; q < T; q += nth) {
-              Part(&fw, l, q, &ks, &ke);
+          if (NTH == T) {
+            for (PetscInt l = 0; l < fw.nlevels; l++) {
+              BEFORE(&fw, l, tid, pf);
+              Part(&fw, l, tid, &ks, &ke);
               AIJHybridTrsvICCForward(ks, ke, fw.order, cu.ptr, cu.row, cu.pos, ui, ua, rp, b, u, tt);
+              AFTER(&fw, l, tid, pf);
             }
 #pragma omp barrier
-          }
-          for (PetscInt l = 0; l < bw.nlevels; l++) {
-            for (PetscInt q = tid; q < T; q += nth) {
-              Part(&bw, l, q, &ks, &ke);
+            for (PetscInt l = 0; l < bw.nlevels; l++) {
+              BEFORE(&bw, l, tid, pb);
+              Part(&bw, l, tid, &ks, &ke);
               AIJHybridTrsvICCBackward(ks, ke, bw.order, ui, uj, ua, rp, tt, xt);
+              AFTER(&bw, l, tid, pb);
             }
-#pragma omp barrier
           }
         }
         CHECK(Same(xr, xt, n), "ICC solve differs: trial %d n %d T %d%s%s", (int)trial, (int)n, (int)T, perm ? " permuted" : "", pass ? " in place" : "");
@@ -549,8 +581,11 @@ int main(int argc, char **argv)
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   TestLevels();
-  TestILU();
-  TestICC();
+  for (int mode = 0; mode < 2; mode++) { /* barriers, then point-to-point waits */
+    P2P = (PetscBool)mode;
+    TestILU();
+    TestICC();
+  }
   printf("%d passed, %d failed\n", npass, nfail);
   PetscCall(PetscFinalize());
   return nfail ? 1 : 0;

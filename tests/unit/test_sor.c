@@ -169,7 +169,10 @@ static void TestBlocks(void)
     PetscCallVoid(PetscMalloc5(A.ai[m] + 1, &ba, m, &t, m, &mdiag, m, &idiag, m, &xr));
     PetscCallVoid(PetscMalloc1(m, &xk));
     bounds[0] = 0;
-    for (PetscInt q = 1; q < T; q++) bounds[q] = PetscMax(bounds[q - 1], PetscMin(m, RandInt(m + 1)));
+    for (PetscInt q = 1; q < T; q++) {
+      const PetscInt r = RandInt(m + 1);
+      bounds[q] = PetscMax(bounds[q - 1], r);
+    }
     bounds[T] = m;
     for (PetscInt q = 1; q < T; q++)
       if (bounds[q] < bounds[q - 1]) bounds[q] = bounds[q - 1];
