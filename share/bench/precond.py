@@ -124,7 +124,7 @@ def measure(args):
         for solve in args.solves.split(","):
             ktype, one, many, factor = SOLVES[solve]
             for order in (args.orderings.split(",") if factor else ["natural"]):
-                for colors in (args.colors.split(",") if factor and order == "cmrcm" else [None]):
+                for colors in (args.colors.split(",") if factor and order == "cmrcm" and args.colors else [None]):
                     for typ in types:
                         variants.append((solve, order, colors, typ))
         setups = []
@@ -315,7 +315,7 @@ def main():
     ap.add_argument("--layouts", default="1x1,2x1,1x2")
     ap.add_argument("--solves", default=",".join(SOLVES))
     ap.add_argument("--orderings", default="natural,cmrcm")
-    ap.add_argument("--colors", default="10", help="CM-RCM colors (a list measures each)")
+    ap.add_argument("--colors", default="", help="CM-RCM colors, a list measures each (default: the package's, 24)")
     ap.add_argument("--rounds", type=int, default=3, help="rounds of the layout jobs (alternating)")
     ap.add_argument("--inner-rounds", type=int, default=3, help="rounds of the variants inside a job")
     ap.add_argument("--batch-seconds", type=float, default=0.3)
