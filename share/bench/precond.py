@@ -154,6 +154,8 @@ def measure(args):
             ksp.getPC().setUpOnBlocks()
             setup_s = MPI.Wtime() - t0
             x.set(0.0)
+            if args.pc_only:
+                ksp.setTolerances(max_it=2)
             ksp.solve(b, x)  # warm-up
             stage.pop()
             info = factor_info(ksp.getPC(), ph) if factor else None
@@ -180,13 +182,14 @@ def measure(args):
                     pc.apply(b, y)
                 comm.Barrier()
                 samples[k]["pc_apply_s"].append((MPI.Wtime() - t0) / nb)
-                s["x"].set(0.0)
-                comm.Barrier()
-                t0 = MPI.Wtime()
-                s["ksp"].solve(b, s["x"])
-                comm.Barrier()
-                samples[k]["solve_s"].append(MPI.Wtime() - t0)
-                samples[k]["iterations"].append(s["ksp"].getIterationNumber())
+                if not args.pc_only:
+                    s["x"].set(0.0)
+                    comm.Barrier()
+                    t0 = MPI.Wtime()
+                    s["ksp"].solve(b, s["x"])
+                    comm.Barrier()
+                    samples[k]["solve_s"].append(MPI.Wtime() - t0)
+                    samples[k]["iterations"].append(s["ksp"].getIterationNumber())
                 s["stage"].pop()
         for k, (solve, order, colors, typ) in enumerate(variants):
             s = setups[k]
@@ -202,7 +205,8 @@ def measure(args):
                 matrix=name, rows=A.getSize()[0], nnz=int(A.getInfo(PETSc.Mat.InfoType.GLOBAL_SUM)["nz_used"]), layout=args.layout,
                 solve=solve, ordering=order, colors=int(colors) if colors else None, type=typ, generation_s=gen_s,
                 setup_s=comm.allreduce(s["setup_s"], op=MPI.MAX), pc_apply_s=statistics.median(samples[k]["pc_apply_s"]),
-                solve_s=statistics.median(samples[k]["solve_s"]), iterations=samples[k]["iterations"][-1], reason=reason,
+                solve_s=statistics.median(samples[k]["solve_s"]) if samples[k]["solve_s"] else None,
+                iterations=samples[k]["iterations"][-1] if samples[k]["iterations"] else None, reason=reason,
                 samples=samples[k], events=ev, factor=s["info"]))
         for s in setups:
             s["ksp"].destroy()
@@ -225,7 +229,7 @@ def run_job(args, layout):
     argv, env = L.launch(layout, binding="none" if args.oversubscribe else "pe", oversubscribe=args.oversubscribe)
     cmd = argv + [sys.executable, os.path.abspath(__file__), "--worker", "--layout", layout, "--matrices", args.matrices,
                   "--rows", str(args.rows), "--solves", args.solves, "--orderings", args.orderings, "--colors", args.colors,
-                  "--inner-rounds", str(args.inner_rounds), "--batch-seconds", str(args.batch_seconds), "--max-it", str(args.max_it)]
+                  "--inner-rounds", str(args.inner_rounds), "--batch-seconds", str(args.batch_seconds), "--max-it", str(args.max_it)] + (["--pc-only"] if args.pc_only else [])
     full_env = dict(os.environ, **env)
     full_env["PYTHONPATH"] = os.pathsep.join([os.path.join(REPO, "python")] + ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else []))
     before = loadavg()
@@ -253,7 +257,8 @@ def combine(all_recs):
     for k, rs in sorted(groups.items(), key=lambda kv: tuple(str(v) for v in kv[0])):
         r = dict(rs[0])
         for f in ("pc_apply_s", "solve_s", "setup_s"):
-            r[f] = statistics.median(x[f] for x in rs)
+            vals = [x[f] for x in rs if x[f] is not None]
+            r[f] = statistics.median(vals) if vals else None
         r["rounds"] = len(rs)
         r["iterations_all"] = [x["iterations"] for x in rs]
         for e in r["events"]:
@@ -283,7 +288,7 @@ def targets(recs):
         for solve, text in (("gmres_ilu0", "GMRES+bjacobi/ILU(0)"), ("cg_ssor", "CG+SSOR")):
             a = find(recs, matrix=mat, solve=solve, ordering="natural", type="aij", layout="2x1")
             b = find(recs, matrix=mat, solve=solve, ordering="natural", type="aijhybrid", layout="1x2")
-            if a and b:
+            if a and b and a["solve_s"] and b["solve_s"]:
                 v = a["solve_s"] / b["solve_s"]
                 res.append(("%s %s solve 1x2 aijhybrid vs 2x1 aij (>= 1x, iterations <=)" % (mat, text), "%.2fx, its %d vs %d" % (v, b["iterations"], a["iterations"]), v >= 1.0 and b["iterations"] <= a["iterations"]))
         for r in recs:
@@ -302,7 +307,9 @@ def table(recs):
         f = r.get("factor") or {}
         lv = "%d/%d" % (f["levels_lower"], f["levels_upper"]) if f.get("threaded") else ("serial" if f else "")
         order = r["ordering"] + ("(%d)" % r["colors"] if r["colors"] else "")
-        lines.append("| %s | %s | %s | %s | %s | %.3f | %.3f | %d | %s | %.3f |" % (r["matrix"], r["solve"], order, r["layout"], r["type"], 1e3 * r["pc_apply_s"], r["solve_s"], r["iterations"], lv, r["setup_s"]))
+        solve = "%.3f" % r["solve_s"] if r["solve_s"] is not None else "-"
+        its = "%d" % r["iterations"] if r["iterations"] is not None else "-"
+        lines.append("| %s | %s | %s | %s | %s | %.3f | %s | %s | %s | %.3f |" % (r["matrix"], r["solve"], order, r["layout"], r["type"], 1e3 * r["pc_apply_s"], solve, its, lv, r["setup_s"]))
     return "\n".join(lines)
 
 
@@ -320,6 +327,7 @@ def main():
     ap.add_argument("--inner-rounds", type=int, default=3, help="rounds of the variants inside a job")
     ap.add_argument("--batch-seconds", type=float, default=0.3)
     ap.add_argument("--max-it", type=int, default=2000)
+    ap.add_argument("--pc-only", action="store_true", help="PCApply only: no timed whole solves (the warm-up solve stops after 2 iterations)")
     ap.add_argument("--oversubscribe", action="store_true")
     ap.add_argument("--out", default=os.path.join(REPO, "build", "bench", "precond.json"))
     args = ap.parse_args()

@@ -566,6 +566,17 @@ static PetscErrorCode MatSolveTransposeAdd_AIJHybridFactor(Mat F, Vec b, Vec y, 
 
 /* ---------------------------------------------------------------- factorization hooks */
 
+/* a new symbolic factorization (new arrays): PETSc's solves until the next numeric one */
+static void FactorSolvesOff(Mat F, Mat_AIJHybridFactor *ctx)
+{
+  if (!ctx->threaded) return;
+  F->ops->solve             = ctx->solve;
+  F->ops->solveadd          = ctx->solveadd;
+  F->ops->solvetranspose    = ctx->solvetranspose;
+  F->ops->solvetransposeadd = ctx->solvetransposeadd;
+  ctx->threaded             = PETSC_FALSE;
+}
+
 /* after PETSc's numeric factorization: our solves with the threads of the matrix factored */
 static PetscErrorCode FactorAfterNumeric(Mat F, Mat A)
 {
@@ -609,6 +620,7 @@ static PetscErrorCode MatILUFactorSymbolic_AIJHybridFactor(Mat F, Mat A, IS row,
   Mat_AIJHybridFactor *ctx = (Mat_AIJHybridFactor *)F->spptr;
 
   PetscFunctionBegin;
+  FactorSolvesOff(F, ctx);
   PetscCall((*ctx->ilusymbolic)(F, A, row, col, info));
   ctx->numeric               = F->ops->lufactornumeric;
   F->ops->lufactornumeric    = MatLUFactorNumeric_AIJHybridFactor;
@@ -622,6 +634,7 @@ static PetscErrorCode MatICCFactorSymbolic_AIJHybridFactor(Mat F, Mat A, IS perm
   Mat_AIJHybridFactor *ctx = (Mat_AIJHybridFactor *)F->spptr;
 
   PetscFunctionBegin;
+  FactorSolvesOff(F, ctx);
   PetscCall((*ctx->iccsymbolic)(F, A, perm, info));
   ctx->numeric                  = F->ops->choleskyfactornumeric;
   F->ops->choleskyfactornumeric = MatLUFactorNumeric_AIJHybridFactor;
