@@ -58,7 +58,9 @@ SRC := $(wildcard src/*.c src/*/*.c)
 OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SRC))
 HDR := $(wildcard include/*.h src/*.h src/*/*.h)
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/ex*.c))
-UNIT     := $(BUILD)/tests/test_partition $(BUILD)/tests/test_nodeplan $(BUILD)/tests/test_veckernels $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(filter-out tests/unit/test_partition.c tests/unit/test_nodeplan.c tests/unit/test_veckernels.c,$(wildcard tests/unit/*.c)))
+# pure unit tests built from their sources (no plugin library): tests/unit/<name>.c
+PURE_UNIT := test_partition test_nodeplan test_veckernels test_levels test_cmrcm test_sor
+UNIT     := $(patsubst %,$(BUILD)/tests/%,$(PURE_UNIT)) $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(filter-out $(patsubst %,tests/unit/%.c,$(PURE_UNIT)),$(wildcard tests/unit/*.c)))
 
 .PHONY: all lib examples unit check-petsc setup run bench test test-flavours test-harness test-harness-sf install clean help
 all: lib examples unit
@@ -101,6 +103,19 @@ $(BUILD)/tests/test_veckernels: tests/unit/test_veckernels.c tests/unit/unitchec
 	@mkdir -p $(dir $@)
 	@echo "  CC   tests/unit/test_veckernels.c"
 	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) tests/unit/test_veckernels.c -o $@ $(LIBPETSC) $(OPENMP)
+# the preconditioner concern (src/factor/, src/kernels/trsv.h, sor.h): level schedules and solve kernels, CM-RCM, SOR kernels
+$(BUILD)/tests/test_levels: tests/unit/test_levels.c tests/unit/unitcheck.h src/factor/levels.c src/factor/levels.h src/kernels/trsv.h
+	@mkdir -p $(dir $@)
+	@echo "  CC   tests/unit/test_levels.c"
+	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) tests/unit/test_levels.c src/factor/levels.c -o $@ $(LIBPETSC) $(OPENMP)
+$(BUILD)/tests/test_cmrcm: tests/unit/test_cmrcm.c tests/unit/unitcheck.h src/factor/cmrcm.c src/factor/cmrcm.h src/factor/levels.c src/factor/levels.h
+	@mkdir -p $(dir $@)
+	@echo "  CC   tests/unit/test_cmrcm.c"
+	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) tests/unit/test_cmrcm.c src/factor/cmrcm.c src/factor/levels.c -o $@ $(LIBPETSC) $(OPENMP)
+$(BUILD)/tests/test_sor: tests/unit/test_sor.c tests/unit/unitcheck.h src/kernels/sor.h
+	@mkdir -p $(dir $@)
+	@echo "  CC   tests/unit/test_sor.c"
+	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) tests/unit/test_sor.c -o $@ $(LIBPETSC) $(OPENMP)
 $(BUILD)/tests/%: tests/unit/%.c $(LIBNAME) include/petscaijhybrid.h
 	@mkdir -p $(dir $@)
 	@echo "  CC   $<"

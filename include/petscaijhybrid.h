@@ -250,4 +250,50 @@ PETSC_EXTERN PetscErrorCode VecHybridGetFirstTouch(Vec, PetscBool *);
 PETSC_EXTERN PetscErrorCode VecHybridSetStandard(PetscBool);
 PETSC_EXTERN PetscErrorCode VecHybridGetStandard(PetscBool *);
 
+/* ---- preconditioners: threaded triangular solves, CM-RCM ordering, threaded SOR (src/factor/, src/mat/sor.c) ---- */
+
+/*MC
+   MATORDERINGCMRCM - "cmrcm" - cyclic multicoloring over a reverse Cuthill-McKee level structure: a
+   `MatOrderingType` whose colors are independent sets taken level by level, so that the triangular
+   solves of an ILU(0)/ICC(0) factor have as many levels as colors
+
+   Options Database Keys:
++  -pc_factor_mat_ordering_type cmrcm     - for `PCILU`, `PCICC` (`-sub_pc_factor_mat_ordering_type` with `PCBJACOBI`)
+-  -mat_ordering_cmrcm_colors <ncolors>   - number of colors (default 24)
+
+   Level: intermediate
+
+.seealso: `MatAIJHybridSetCMRCMColors()`, `MatGetOrdering()`, `MATAIJHYBRID`
+M*/
+#define MATORDERINGCMRCM "cmrcm"
+
+/*S
+   MatAIJHybridFactorInfo - how the triangular solves of a factor run (`MatAIJHybridGetFactorInfo()`)
+
+   Fields:
++  threaded     - `PETSC_TRUE` if `MatSolve()` and friends run level-scheduled with threads, `PETSC_FALSE` for PETSc's serial solves
+.  nthreads     - threads of the solves
+.  levels_lower - levels of the forward solve (ILU: with L; ICC: with U^T D)
+.  levels_upper - levels of the backward solve (with U)
+.  inode        - the solves reproduce PETSc's inode variant (`MatSolve_SeqAIJ_Inode()`)
+.  builds       - level schedules built for this factor
+-  build_time   - seconds of the last build
+
+   Level: intermediate
+S*/
+typedef struct {
+  PetscBool      threaded;
+  PetscInt       nthreads;
+  PetscInt       levels_lower, levels_upper;
+  PetscBool      inode;
+  PetscInt       builds;
+  PetscLogDouble build_time;
+} MatAIJHybridFactorInfo;
+
+PETSC_EXTERN PetscErrorCode MatAIJHybridGetFactorInfo(Mat, MatAIJHybridFactorInfo *);
+PETSC_EXTERN PetscErrorCode MatAIJHybridSetCMRCMColors(PetscInt);
+PETSC_EXTERN PetscErrorCode MatAIJHybridGetCMRCMColors(PetscInt *);
+PETSC_EXTERN PetscErrorCode MatAIJHybridSetSORSerial(Mat, PetscBool);
+PETSC_EXTERN PetscErrorCode MatAIJHybridGetSORSerial(Mat, PetscBool *);
+
 #endif

@@ -78,6 +78,20 @@ typedef struct {
   AIJHybridRowPart part;           /* partition of the columns (rows of the transpose) */
 } AIJHybridTranspose;
 
+/* MatSOR's thread-local sweeps (src/mat/sor.c): the in-block positions of each row for the
+   products' thread partition of the diagonal block, and the (inverse) diagonal for its values */
+typedef struct {
+  AIJHybridBlockKey key;             /* the diagonal block the positions are for */
+  PetscInt          partbuilds;      /* ... and its thread partition (ctx->diag.builds) */
+  PetscInt          m;
+  PetscInt         *lo, *dg, *hi;    /* in-block entries of row i: [lo[i], hi[i]); diagonal at dg[i] (-1: none) */
+  PetscScalar      *idiag, *mdiag;   /* omega / (fshift + a_ii) (or 1 / a_ii), a_ii */
+  PetscScalar      *bl, *t, *x1;     /* right-hand sides, the saved lower part, Eisenstat's second sweep */
+  PetscBool         valid;           /* idiag/mdiag are for state, omega, fshift */
+  PetscObjectState  state;
+  PetscReal         omega, fshift;
+} AIJHybridSOR;
+
 /* what differs between seqaijhybrid and mpiaijhybrid (src/mat/type.c does the rest) */
 typedef struct {
   MatType     type, base;         /* e.g. seqaijhybrid, seqaij */
@@ -129,6 +143,10 @@ typedef struct {
   /* the halo PetscSF's type (mpi only): nodeaware when node_aware, otherwise the one -sf_type gives (default basic) */
   PetscBool node_aware;
   PetscInt  node_size; /* nodeaware: 0 for the SF's own choice (-sf_nodeaware_node_size, default MPI_COMM_TYPE_SHARED); k > 0 emulated nodes of k ranks */
+
+  /* MatSOR (src/mat/sor.c) */
+  PetscBool    sor_serial; /* AIJ's sweeps instead of the thread-local ones */
+  AIJHybridSOR sor;
 } Mat_AIJHybrid;
 
 #define AIJHYBRID_TSTAT_STRIDE 8
@@ -141,6 +159,7 @@ typedef struct {
 #define AIJHYBRID_TASK_ADAPT_TOL      0.05 /* a change of the share smaller than this ends them */
 
 PETSC_INTERN PetscLogEvent MATAIJHYBRID_Partition, MATAIJHYBRID_HaloBegin, MATAIJHYBRID_HaloEnd, MATAIJHYBRID_Mult, MATAIJHYBRID_Transpose;
+PETSC_INTERN PetscLogEvent MATAIJHYBRID_SOR;
 PETSC_INTERN int           MatAIJHybrid_MPIThreadLevel;
 
 /* context (src/mat/context.c), caches (cache.c), options (options.c), views (view.c), products with other types (product.c), MatZeroRows (zerorows.c), the halo PetscSF (halo.c) */
@@ -175,6 +194,15 @@ PETSC_INTERN PetscErrorCode MatZeroRows_AIJHybrid(Mat, PetscInt, const PetscInt[
 PETSC_INTERN PetscErrorCode MatAIJHybridHaloUpdate(Mat, Mat_AIJHybrid *, PetscBool);
 PETSC_INTERN PetscErrorCode MatAIJHybridHaloReset(Mat_AIJHybrid *);
 PETSC_INTERN PetscErrorCode MatAIJHybridViewHalo_Private(Mat, PetscViewer, Mat_AIJHybrid *, PetscViewerFormat);
+
+/* MatSOR (src/mat/sor.c); the diagonal block's thread tag for its factors (src/mat/block.c); the
+   ghost values of x for MatSOR through the products' exchange (src/mat/mpiaijhybrid.c) */
+PETSC_INTERN PetscErrorCode MatSOR_AIJHybrid(Mat, Vec, PetscReal, MatSORType, PetscReal, PetscInt, PetscInt, Vec);
+PETSC_INTERN PetscErrorCode MatAIJHybridSORReset(AIJHybridSOR *);
+PETSC_INTERN PetscErrorCode MatAIJHybridTagBlock(Mat, PetscInt);
+PETSC_INTERN PetscErrorCode MatAIJHybridUntagBlock(Mat);
+PETSC_INTERN PetscErrorCode MatGetDiagonalBlock_AIJHybrid(Mat, Mat *);
+PETSC_INTERN PetscErrorCode MatAIJHybridMPIGhosts(Mat, const PetscScalar[], Mat *, Mat *, PetscScalar **);
 
 /* option values that are no number (src/mat/optcheck.c) */
 PETSC_INTERN PetscErrorCode MatAIJHybridCheckOptionValues(Mat);

@@ -6,8 +6,10 @@
 #include "aijhybrid.h"
 #include "vec/vechybrid.h"
 #include "sf/sfnodeaware.h"
+#include "factor/factor.h"
 
 PetscLogEvent MATAIJHYBRID_Partition, MATAIJHYBRID_HaloBegin, MATAIJHYBRID_HaloEnd, MATAIJHYBRID_Mult, MATAIJHYBRID_Transpose;
+PetscLogEvent MATAIJHYBRID_SOR;
 int           MatAIJHybrid_MPIThreadLevel = MPI_THREAD_SINGLE;
 
 static PetscBool MatAIJHybridPackageInitialized = PETSC_FALSE;
@@ -70,6 +72,9 @@ PetscErrorCode MatAIJHybridInitializePackage(void)
   PetscCall(PetscLogEventRegister("AIJHybHaloEnd", MAT_CLASSID, &MATAIJHYBRID_HaloEnd));
   PetscCall(PetscLogEventRegister("AIJHybMult", MAT_CLASSID, &MATAIJHYBRID_Mult));
   PetscCall(PetscLogEventRegister("AIJHybMultTransp", MAT_CLASSID, &MATAIJHYBRID_Transpose));
+  PetscCall(PetscLogEventRegister("AIJHybSOR", MAT_CLASSID, &MATAIJHYBRID_SOR));
+  PetscCall(MatAIJHybridFactorRegister());   /* threaded solves of ILU/ICC factors (src/factor/factor.c) */
+  PetscCall(MatAIJHybridOrderingRegister()); /* the "cmrcm" ordering (src/factor/ordering.c) */
   PetscCallMPI(MPI_Initialized(&initialized));
   if (initialized) PetscCallMPI(MPI_Query_thread(&MatAIJHybrid_MPIThreadLevel));
   if (MatAIJHybrid_MPIThreadLevel < MPI_THREAD_FUNNELED) PetscCall(PetscInfo(NULL, "MPI was initialized below MPI_THREAD_FUNNELED (level %d): aijhybrid keeps every MPI call outside its parallel regions\n", MatAIJHybrid_MPIThreadLevel));

@@ -13,7 +13,7 @@ from conftest import cached_worker
 
 pytestmark = pytest.mark.mpi
 
-OPTIONS = ["num_threads", "mode", "partition", "row_cost", "diffusion_tol", "diffusion_max_it", "first_touch", "task_share", "prefetch", "node_aware", "node_size"]
+OPTIONS = ["num_threads", "mode", "partition", "row_cost", "diffusion_tol", "diffusion_max_it", "first_touch", "task_share", "prefetch", "node_aware", "node_size", "sor_serial"]
 
 
 def test_help_lists_every_option():

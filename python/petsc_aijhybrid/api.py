@@ -333,3 +333,57 @@ def get_exchange_stats(A, node_size=None):
         sf.destroy()
     d["node_aware"] = False
     return d
+
+
+# ---- preconditioners: threaded triangular solves, CM-RCM, SOR (src/factor/, src/mat/sor.c) ------
+
+
+def get_factor_info(F):
+    """Dict with threaded, nthreads, levels_lower, levels_upper, inode, builds, build_time of a factor
+    matrix (PC.getFactorMatrix() of PCILU/PCICC): how its triangular solves run."""
+    I = _int_type()
+
+    class Info(ctypes.Structure):
+        _fields_ = [
+            ("threaded", ctypes.c_int),
+            ("nthreads", I),
+            ("levels_lower", I),
+            ("levels_upper", I),
+            ("inode", ctypes.c_int),
+            ("builds", I),
+            ("build_time", ctypes.c_double),
+        ]
+
+    info = Info()
+    _call("MatAIJHybridGetFactorInfo", _mat(F), ctypes.byref(info))
+    return {
+        "threaded": bool(info.threaded),
+        "nthreads": info.nthreads,
+        "levels_lower": info.levels_lower,
+        "levels_upper": info.levels_upper,
+        "inode": bool(info.inode),
+        "builds": info.builds,
+        "build_time": info.build_time,
+    }
+
+
+def set_cmrcm_colors(ncolors):
+    """Colors of the "cmrcm" ordering where -mat_ordering_cmrcm_colors is not given (None: default)."""
+    _call("MatAIJHybridSetCMRCMColors", _int_type()(-2 if ncolors is None else int(ncolors)))
+
+
+def get_cmrcm_colors():
+    n = _int_type()()
+    _call("MatAIJHybridGetCMRCMColors", ctypes.byref(n))
+    return n.value
+
+
+def set_sor_serial(A, flag=True):
+    """MatSOR of A runs AIJ's serial sweeps (True) or thread-local ones (False, the default)."""
+    _call("MatAIJHybridSetSORSerial", _mat(A), ctypes.c_int(1 if flag else 0))
+
+
+def get_sor_serial(A):
+    f = ctypes.c_int()
+    _call("MatAIJHybridGetSORSerial", _mat(A), ctypes.byref(f))
+    return bool(f.value)

@@ -39,6 +39,7 @@ PetscErrorCode MatAIJHybridContextDestroy(Mat_AIJHybrid **ctx)
   PetscCall(MatAIJHybridMirrorReset(&(*ctx)->moffd));
   PetscCall(MatAIJHybridHaloReset(*ctx));
   PetscCall(PetscFree((*ctx)->tstat));
+  PetscCall(MatAIJHybridSORReset(&(*ctx)->sor));
   PetscCall(PetscFree(*ctx));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -55,6 +56,7 @@ PetscErrorCode MatAIJHybridContextCopyOptions(Mat_AIJHybrid *from, Mat_AIJHybrid
   to->task_lead    = from->task_share >= 0 ? from->task_share : 1.0;
   to->node_aware   = from->node_aware;
   to->node_size    = from->node_size;
+  to->sor_serial   = from->sor_serial;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

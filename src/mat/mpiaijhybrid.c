@@ -38,6 +38,7 @@ static PetscErrorCode MatAIJHybridMPISetUp(Mat A)
   PetscCall(AIJHybridCountRanksOnNode(PetscObjectComm((PetscObject)A)));
   PetscCall(MatAIJHybridContextCurrentParams(ctx, &params));
   PetscCall(AIJHybridCheckOversubscription((PetscObject)A, params.nthreads));
+  PetscCall(MatAIJHybridTagBlock(Ad, params.nthreads)); /* for the factors of the block (PCBJACOBI), src/mat/block.c */
   PetscCall(MatAIJHybridRowPartUpdate(&ctx->diag, A, Ad, PETSC_FALSE, &params));
   PetscCall(MatAIJHybridRowPartUpdate(&ctx->offd, A, Ao, PETSC_TRUE, &params));
   if (MatAIJHybridEffectiveMode(ctx, params.nthreads) == MAT_AIJHYBRID_MODE_TASK) {
@@ -60,6 +61,7 @@ static PetscErrorCode MatAIJHybridMPIPrepare(Mat A, Mat *Ad, Mat *Ao, MatAIJHybr
   PetscCall(MatAIJHybridHaloUpdate(A, ctx, PETSC_FALSE)); /* node-aware switched, or node size changed, since the setup (logically collective options) */
   PetscCall(MatAIJHybridContextCurrentParams(ctx, &params));
   PetscCall(AIJHybridCheckOversubscription((PetscObject)A, params.nthreads));
+  PetscCall(MatAIJHybridTagBlock(*Ad, params.nthreads));
   PetscCall(MatAIJHybridRowPartUpdate(&ctx->diag, A, *Ad, PETSC_FALSE, &params));
   PetscCall(MatAIJHybridRowPartUpdate(&ctx->offd, A, *Ao, PETSC_TRUE, &params));
   *mode = MatAIJHybridEffectiveMode(ctx, params.nthreads);
@@ -274,6 +276,30 @@ static PetscErrorCode MatMultTransposeAdd_MPIAIJHybrid(Mat A, Vec x, Vec z, Vec 
 {
   PetscFunctionBegin;
   PetscCall(MatMultTransposeAdd_MPIAIJHybrid_Private(A, x, z, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  MatAIJHybridMPIGhosts - for MatSOR (src/mat/sor.c): the checks and partitions of a product and,
+  when x is given, the ghost values of x through the exchange the products use (collective then).
+  Ad, Ao, ghost may be NULL.
+*/
+PetscErrorCode MatAIJHybridMPIGhosts(Mat A, const PetscScalar x[], Mat *Ad, Mat *Ao, PetscScalar **ghost)
+{
+  Mat_AIJHybrid   *ctx;
+  Mat              ad, ao;
+  MatAIJHybridMode mode;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
+  PetscCall(MatAIJHybridMPIPrepare(A, &ad, &ao, &mode));
+  if (x) {
+    PetscCall(HaloForwardBegin(ctx, x, ctx->ghost));
+    PetscCall(HaloForwardEnd(ctx, x, ctx->ghost));
+  }
+  if (Ad) *Ad = ad;
+  if (Ao) *Ao = ao;
+  if (ghost) *ghost = ctx->ghost;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

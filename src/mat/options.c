@@ -44,6 +44,11 @@ PetscErrorCode MatAIJHybridSetFromOptions_Private(Mat A, AIJHybridOptionItems Pe
     PetscCall(PetscOptionsInt("-mat_aijhybrid_node_size", "Emulate nodes of k consecutive ranks for the node-aware exchange (0: the PetscSF's -sf_nodeaware_node_size, else nodes from MPI_COMM_TYPE_SHARED)", "MatAIJHybridSetNodeSize", k, &k, &set));
     if (set) PetscCall(MatAIJHybridSetNodeSize(A, k));
   }
+  { /* MatSOR (src/mat/sor.c) */
+    PetscBool serial = ctx->sor_serial;
+    PetscCall(PetscOptionsBool("-mat_aijhybrid_sor_serial", "MatSOR runs AIJ's serial sweeps instead of thread-local ones (each thread's rows swept with the other threads' values from the previous sweep)", "MatAIJHybridSetSORSerial", serial, &serial, &set));
+    if (set) PetscCall(MatAIJHybridSetSORSerial(A, serial));
+  }
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }

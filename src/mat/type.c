@@ -142,6 +142,8 @@ static PetscErrorCode MatAIJHybridStrip(Mat B)
   B->ops->creategraph      = ctx->parentops.creategraph;
   B->ops->getvecs          = ctx->parentops.getvecs;
   B->ops->zerorows         = ctx->parentops.zerorows;
+  B->ops->sor              = ctx->parentops.sor;
+  B->ops->getdiagonalblock = ctx->parentops.getdiagonalblock;
   PetscCall(MatAIJHybridContextDestroy(&ctx));
   B->spptr = NULL;
   PetscCall(PetscObjectComposeFunction((PetscObject)B, info->to_base, NULL));
@@ -168,6 +170,12 @@ PetscErrorCode MatConvert_AIJHybrid_AIJ(Mat A, MatType type, MatReuse reuse, Mat
   }
   if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
   else B = A;
+  {
+    Mat_AIJHybrid *ctx;
+
+    PetscCall(MatAIJHybridGetContext(B, &ctx));
+    if (ctx->info == &AIJHybridMPIInfo) PetscCall(MatAIJHybridUntagBlock(B)); /* its block's factors are AIJ's again */
+  }
   PetscCall(MatAIJHybridStrip(B));
   *newmat = B;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -240,6 +248,8 @@ PetscErrorCode MatConvert_AIJ_AIJHybrid(Mat A, MatType type, MatReuse reuse, Mat
   B->ops->convert          = MatConvert_AIJHybrid_Any;
   B->ops->getvecs          = MatCreateVecs_AIJHybrid;
   B->ops->zerorows         = MatZeroRows_AIJHybrid;
+  if (ctx->parentops.sor) B->ops->sor = MatSOR_AIJHybrid; /* src/mat/sor.c */
+  if (mpi && ctx->parentops.getdiagonalblock) B->ops->getdiagonalblock = MatGetDiagonalBlock_AIJHybrid; /* tags the block for its factors (src/mat/block.c) */
   if (ctx->parentops.creategraph) B->ops->creategraph = MatCreateGraph_AIJHybrid;
   PetscCall(PetscObjectComposeFunction((PetscObject)B, info->to_base, MatConvert_AIJHybrid_AIJ));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, info->from_base, MatConvert_AIJ_AIJHybrid));

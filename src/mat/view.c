@@ -48,6 +48,7 @@ PetscErrorCode MatAIJHybridView_Private(Mat A, PetscViewer viewer, Mat_AIJHybrid
     PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: task mode: after the halo exchange thread 0 multiplies %.2f to %.2f (over ranks) of an equal part of the diagonal block (%s)\n", (double)-gshare[0], (double)gshare[1], ctx->task_share < 0 ? "sized from measured times" : "set"));
   }
   if (ctx->first_touch) PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: first touch: the products multiply copies of the blocks placed by their threads\n"));
+  if (ctx->sor_serial) PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: MatSOR runs AIJ's serial sweeps (-mat_aijhybrid_sor_serial)\n"));
   {
     /* software prefetch (src/mat/prefetch.c): in force on the ranks, -1 while measured */
     PetscInt use = ctx->prefetch >= 0 ? ctx->prefetch : ctx->pf_use, loc[2] = {-use, use}, glob[2];

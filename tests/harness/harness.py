@@ -14,7 +14,11 @@ plugin run, unless
       mpihybrid->mpi) and the plugin's own "AIJHybrid: ..." lines of ASCII_INFO matrix views
       (which -ksp_view prints) and "Hybrid vector: ..." lines of vector views are removed, and the harness's own diff command (petscdiff with the test's filters) is
       rerun: "type-name-only";
-  (b) it is listed in tests/harness_exceptions.txt ("<testname> <reason...>").
+  (b) it is listed in tests/harness_exceptions.txt ("<testname> <reason...>");
+  (c) it passes (or differs only in type names) when run again with the plugin and
+      -mat_aijhybrid_sor_serial: its only difference is aijhybrid's thread-local MatSOR (with
+      more than one thread a different preconditioner by design, that of more ranks; README,
+      "Preconditioners"): "sor-thread-local" (--no-sor-rerun to count them as regressions).
 
 With --inject sf the two runs are instead
   baseline  EXTRA_OPTIONS='-sf_type basic'
@@ -651,6 +655,10 @@ def parse_args(argv):
     g.add_argument('--examples-only', action='store_true', help='run only our examples')
     g.add_argument('--no-examples', action='store_true', help='do not run our examples')
     ap.add_argument('--diff-lines', type=int, default=12, help='lines of each diff to print (default %(default)s)')
+    ap.add_argument('--plugin-options', default='',
+                    help="options appended to the plugin run's EXTRA_OPTIONS (e.g. -mat_aijhybrid_factor_check)")
+    ap.add_argument('--no-sor-rerun', action='store_true',
+                    help='do not rerun plugin failures with -mat_aijhybrid_sor_serial (see class sor-thread-local)')
     args = ap.parse_args(argv)
     args.workdir = os.path.abspath(args.workdir)
     args.lib = os.path.abspath(args.lib)
@@ -666,6 +674,36 @@ def parse_args(argv):
     if "'" in args.lib:
         ap.error('--lib must not contain a single quote')
     return args
+
+
+SOR_RERUN = 'plugin-sor-serial'
+SOR_CLASS = 'sor-thread-local'
+
+
+def sor_rerun(h, args, tdir, fingerprint, rundirs, plugin_options, classes, summary):
+    """Run the plugin's regressions again with -mat_aijhybrid_sor_serial (AIJ's own SOR sweeps);
+    those that then pass, or differ only in type names, become SOR_CLASS: their difference is the
+    thread-local SOR, which with several threads preconditions like more ranks (by design)."""
+    again = sorted(n for n, c in classes.items() if c == 'regression')
+    if not again:
+        return
+    opts = plugin_options + ' -mat_aijhybrid_sor_serial'
+    os.makedirs(tdir[SOR_RERUN], exist_ok=True)
+    h.regenerate(tdir[SOR_RERUN], fingerprint)
+    share_build_products(tdir['baseline'], tdir[SOR_RERUN])
+    elapsed, logpath, rc = h.run(SOR_RERUN, tdir[SOR_RERUN], again, opts)
+    summary['runs'][SOR_RERUN] = {'testdir': tdir[SOR_RERUN], 'options': opts, 'log': logpath,
+                                  'elapsed_s': round(elapsed, 1), 'make_exit': rc, 'tests': again}
+    for n in again:
+        st = status_of(read_counts(tdir[SOR_RERUN], n))
+        ok = st == OK
+        if st == FAIL:
+            counts = read_counts(tdir[SOR_RERUN], n)
+            ok = type_name_only(rundirs.rundir(tdir[SOR_RERUN], n), counts['failures'] if counts else [])[0]
+        if ok:
+            classes[n] = SOR_CLASS
+            summary['tests'][n]['class'] = SOR_CLASS
+            summary['tests'][n]['reason'] = 'passes with -mat_aijhybrid_sor_serial: the difference is the thread-local SOR'
 
 
 def main(argv=None):
@@ -697,8 +735,10 @@ def main(argv=None):
     plugin_options = INJECT['plugin'].format(lib=args.lib)
     if args.inject == 'mat':
         plugin_options += VECTOR_OPTIONS[args.vectors]
+    if args.plugin_options:
+        plugin_options += ' ' + args.plugin_options
 
-    tdir = {k: os.path.join(args.workdir, 'tests-' + k) for k in ('baseline', 'plugin', 'examples')}
+    tdir = {k: os.path.join(args.workdir, 'tests-' + k) for k in ('baseline', 'plugin', 'examples', SOR_RERUN)}
     summary = {
         'date': datetime.datetime.now().isoformat(timespec='seconds'),
         'petsc_dir': petsc_dir, 'harness_tree': src_examples, 'workdir': args.workdir,
@@ -788,6 +828,10 @@ def main(argv=None):
             if n in details:
                 summary['tests'][n].update(details[n])
 
+    # ---- plugin failures that only aijhybrid's thread-local MatSOR causes
+    if do_plugin and not args.no_sor_rerun:
+        sor_rerun(h, args, tdir, fingerprint, rundirs, plugin_options, classes, summary)
+
     # ---- our examples
     ex_status = {}
     if do_examples:
@@ -871,7 +915,7 @@ def main(argv=None):
     if classes:
         print('-' * 78)
         print('%-18s %6s' % ('class', 'tests'))
-        for c in ('pass', 'regression', 'type-name-only', 'exception', 'baseline-fail', 'skip', 'todo'):
+        for c in ('pass', 'regression', 'type-name-only', SOR_CLASS, 'exception', 'baseline-fail', 'skip', 'todo'):
             k = sum(1 for v in classes.values() if v == c)
             if k or c in ('pass', 'regression'):
                 print('%-18s %6d' % (c, k))
@@ -903,6 +947,12 @@ def main(argv=None):
         print('NAME THEIR OWN %s (run with the injected one, which comes last; listed, not silenced):' % INJECT['own_option'])
         for n in own:
             print('* %s  [%s]' % (n, classes.get(n)))
+    sl = sorted(n for n, c in classes.items() if c == SOR_CLASS)
+    if sl:
+        print('-' * 78)
+        print('SOR-THREAD-LOCAL (differ only through aijhybrid\'s thread-local MatSOR: pass with -mat_aijhybrid_sor_serial):')
+        for n in sl:
+            print('* %s' % n)
     bf = sorted(n for n, c in classes.items() if c == 'baseline-fail')
     if bf:
         print('-' * 78)

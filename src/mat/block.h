@@ -1,0 +1,14 @@
+/*
+   What other concerns (src/factor/) may ask of a matrix about the aijhybrid types, without the
+   private header of src/mat: the thread count of an aijhybrid matrix, or of the diagonal block of
+   an mpiaijhybrid matrix (the plain seqaij matrix MatGetDiagonalBlock() returns, which PCBJACOBI
+   factors on each rank).
+*/
+#ifndef AIJHYBRID_MAT_BLOCK_H
+#define AIJHYBRID_MAT_BLOCK_H
+
+#include <petscmat.h>
+
+PETSC_INTERN PetscErrorCode MatAIJHybridBlockThreads(Mat, PetscInt *);
+
+#endif

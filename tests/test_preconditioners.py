@@ -1,0 +1,140 @@
+"""The threaded preconditioners (issue 13): triangular solves of ILU/ICC factors, the CM-RCM
+ordering, thread-local SOR.
+
+- C unit tests of the pure parts: level schedules and solve kernels against PETSc-style serial
+  loops, bitwise (tests/unit/test_levels.c); CM-RCM validity (tests/unit/test_cmrcm.c); SOR kernels
+  against a reference sweep per block (tests/unit/test_sor.c).
+- tests/unit/factor_solves.c at 1, 2 and 4 ranks (1-3 threads inside): every solve of ILU(0-2)
+  and ICC(0-1) factors (natural, RCM, ND, CM-RCM orderings; random, banded, Poisson and inode
+  block matrices; PCBJACOBI blocks on several ranks) bitwise equal to PETSc's serial solves, whole
+  GMRES+ILU / CG+ICC residual histories bitwise equal to aij's; no leak under -malloc_dump.
+- tests/unit/sor_blocks.c at 1, 2 and 3 ranks: MatSOR of aijhybrid bitwise equal to PETSc's own
+  SeqAIJ sweep of each thread block (every flag MPIAIJ supports), aij's at one thread and with
+  -mat_aijhybrid_sor_serial.
+- Whole solves (tests/workers/precond.py): SOR-preconditioned solves at R ranks x T threads
+  converge like aij at R*T ranks with the same row blocks (same iterations, residuals equal to
+  rounding); the factor of a default bjacobi/ILU solve reports threaded solves; cmrcm through
+  -pc_factor_mat_ordering_type and -sub_pc_factor_mat_ordering_type.
+"""
+import os
+import re
+import subprocess
+
+import pytest
+
+import mpirun
+from conftest import RANKS, cached_worker
+
+BUILD = os.environ.get("AIJHYBRID_BUILD", os.path.join(os.path.dirname(__file__), "..", "build"))
+LEAK = re.compile(r"^\s*\[\s*\d+\]\s*\d+ bytes ", re.M)
+
+
+def exe(name):
+    path = os.path.join(BUILD, "tests", name)
+    assert os.path.exists(path), "build the unit tests first: make unit"
+    return path
+
+
+@pytest.mark.parametrize("name,minimum", [("test_levels", 2000), ("test_cmrcm", 500), ("test_sor", 1000)])
+def test_pure_units(name, minimum):
+    env = dict(os.environ, OMP_NUM_THREADS="4", OMP_WAIT_POLICY="passive")
+    out = subprocess.run([exe(name)], capture_output=True, text=True, timeout=600, env=env)
+    print(out.stdout[-3000:])
+    assert out.returncode == 0, out.stdout[-6000:] + out.stderr[-3000:]
+    npass, nfail = (int(v) for v in re.search(r"(\d+) passed, (\d+) failed", out.stdout).groups())
+    assert nfail == 0 and npass >= minimum, out.stdout[-2000:]
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize("ranks", RANKS)
+def test_factor_solves_bitwise(ranks):
+    args = [exe("factor_solves"), "-malloc_debug", "-malloc_dump"] + (["-quick"] if ranks > 2 else [])
+    run = mpirun.run(args, ranks=ranks, threads=2, timeout=1200)
+    assert run.rc == 0, run.describe()
+    m = re.search(r"factor_solves: (\d+) checks passed", run.output)
+    assert m and int(m.group(1)) >= (300 if ranks > 2 else 800), run.describe()
+    # the matrices without inodes had their whole residual histories compared bitwise with aij
+    assert run.output.count("residual history bitwise aij's") == 6, run.describe()
+    assert not LEAK.search(run.output), "unfreed memory:\n" + run.output[-3000:]
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize("ranks", (1, 2, 3))
+def test_sor_blocks_bitwise(ranks):
+    run = mpirun.run([exe("sor_blocks"), "-malloc_debug", "-malloc_dump"], ranks=ranks, threads=2, timeout=900)
+    assert run.rc == 0, run.describe()
+    m = re.search(r"sor_blocks: (\d+) checks passed", run.output)
+    assert m and int(m.group(1)) >= 600, run.describe()
+    assert not LEAK.search(run.output), "unfreed memory:\n" + run.output[-3000:]
+
+
+SOR_SOLVES = {
+    "cg_ssor": ["-ksp_type", "cg", "-pc_type", "sor"],
+    "gmres_sor_omega": ["-ksp_type", "gmres", "-pc_type", "sor", "-pc_sor_omega", "1.3"],
+    "richardson_its_lits": ["-ksp_type", "richardson", "-ksp_norm_type", "unpreconditioned", "-pc_type", "sor", "-pc_sor_its", "2", "-pc_sor_lits", "2"],
+    "gmres_local_forward": ["-ksp_type", "gmres", "-pc_type", "sor", "-pc_sor_local_forward"],
+}
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize("ranks,threads", [(1, 2), (1, 3), (2, 2)])
+@pytest.mark.parametrize("solve", sorted(SOR_SOLVES))
+def test_sor_converges_like_more_ranks(ranks, threads, solve):
+    """R ranks x T threads of thread-local SOR precondition like R*T ranks of aij with the same row
+    blocks (12^3 rows: equal row blocks at every layout here): same iterations, same residuals to
+    rounding (not bitwise: the off-block sums are ordered differently)."""
+    opts = SOR_SOLVES[solve]
+    ref = cached_worker("precond", ranks * threads, 1, args=["-hybrid", "0"] + opts).check()
+    hyb = cached_worker("precond", ranks, threads, args=["-hybrid", "1", "-mat_aijhybrid_num_threads", str(threads), "-mat_aijhybrid_partition", "rows"] + opts).check()
+    assert hyb["type"].endswith("aijhybrid")
+    assert ref["reason"] > 0 and hyb["reason"] > 0, (ref["reason"], hyb["reason"])
+    assert hyb["iterations"] == ref["iterations"], (hyb["iterations"], ref["iterations"])
+    scale = ref["bnorm"]  # rounding differences are relative to the problem's scale
+    assert len(hyb["history"]) == len(ref["history"])
+    for a, b in zip(hyb["history"] + [hyb["residual"]], ref["history"] + [ref["residual"]]):
+        assert abs(a - b) <= 1e-12 * scale, (hyb["history"], ref["history"], hyb["residual"], ref["residual"])
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize("ranks", (1, 2))
+def test_sor_serial_option_gives_aij(ranks):
+    """-mat_aijhybrid_sor_serial: AIJ's own sweeps, the residuals of aij at the same ranks, bitwise."""
+    opts = ["-ksp_type", "cg", "-pc_type", "sor"]
+    ref = cached_worker("precond", ranks, 1, args=["-hybrid", "0"] + opts).check()
+    hyb = cached_worker("precond", ranks, 2, args=["-hybrid", "1", "-mat_aijhybrid_num_threads", "2", "-mat_aijhybrid_sor_serial"] + opts).check()
+    assert hyb["history"] == ref["history"]
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize("ranks", RANKS)
+@pytest.mark.parametrize("threads", (1, 2, 3))
+def test_default_solver_threaded_factor(ranks, threads):
+    """PETSc's default solver (GMRES + bjacobi/ILU(0); ILU(0) on one rank) with aijhybrid: the
+    factor's solves are threaded exactly when there is more than one thread, and the residual
+    history is aij's, bitwise."""
+    ref = cached_worker("precond", ranks, 1, args=["-hybrid", "0"]).check()
+    hyb = cached_worker("precond", ranks, threads, args=["-hybrid", "1", "-mat_aijhybrid_num_threads", str(threads)]).check()
+    assert hyb["history"] == ref["history"], (hyb["history"], ref["history"])
+    if ranks == 1:
+        assert hyb["factor"]["threaded"] == (threads > 1), hyb["factor"]
+        if threads > 1:
+            # natural ordering of a 12^3 grid: the grid lines are chains, one level per plane j + k
+            assert hyb["factor"]["nthreads"] == threads and hyb["factor"]["levels_lower"] == 2 * 12 - 1, hyb["factor"]
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize("ranks", (1, 2))
+def test_cmrcm_ordering_in_solves(ranks):
+    """cmrcm through the factor PCs' own options: ILU(0) with 10 colors has at most 10 levels per
+    solve on one rank (against 23 with the natural ordering); the solve converges, with the same
+    residuals as aij's."""
+    if ranks == 1:
+        opts = ["-pc_type", "ilu", "-pc_factor_mat_ordering_type", "cmrcm", "-mat_ordering_cmrcm_colors", "10"]
+    else:
+        opts = ["-pc_type", "bjacobi", "-sub_pc_type", "ilu", "-sub_pc_factor_mat_ordering_type", "cmrcm", "-mat_ordering_cmrcm_colors", "10"]
+    ref = cached_worker("precond", ranks, 1, args=["-hybrid", "0"] + opts).check()  # the worker loads the plugin: cmrcm is registered
+    hyb = cached_worker("precond", ranks, 2, args=["-hybrid", "1", "-mat_aijhybrid_num_threads", "2"] + opts).check()
+    assert ref["reason"] > 0 and hyb["history"] == ref["history"]
+    if ranks == 1:
+        f = hyb["factor"]
+        assert f["threaded"] and 1 <= f["levels_lower"] <= 10 and 1 <= f["levels_upper"] <= 10, f

@@ -1,0 +1,429 @@
+static char help[] = "Triangular solves of ILU/ICC factors of aijhybrid matrices against PETSc's serial solves, bitwise.\n\
+  -m <m>        : grid points per direction (matrix sizes follow)\n\
+  -threads <t>  : largest thread count (1..t)\n\
+  -quick        : fewer configurations\n\n";
+
+/*
+   For matrices built identically as MATAIJ and as aijhybrid (3D Poisson 7-point, random, banded,
+   and a 3-dof block matrix whose factors have inodes), real or complex as PETSc is built, on 1 or
+   more ranks (PCILU/PCICC on one rank, PCBJACOBI with ILU/ICC blocks on several, the default
+   preconditioner's layout), for ILU(0..2) and ICC(0..1) with the natural, RCM, nested dissection
+   and CM-RCM orderings and 1 to 3 threads:
+     - the aijhybrid factor runs threaded solves exactly when it has more than one thread
+       (MatAIJHybridGetFactorInfo), with at least one level per solve;
+     - MatSolve, MatSolveTranspose, MatSolveAdd and MatSolveTransposeAdd (the latter two with y
+       distinct from x and in place) of the aijhybrid factor give the bits of the aij factor's
+       (PETSc's serial routines), on the same local vectors;
+     - a GMRES + ILU(0) (bjacobi on several ranks) and a CG + ICC(0) solve have residual histories
+       bitwise equal to aij's, where aij's MatMult is the plain CSR loop (matrices without inodes),
+       and bitwise equal across the thread counts always.
+   Prints "factor_solves: <n> checks passed".
+*/
+#include <petscaijhybrid.h>
+#include <petscksp.h>
+#include <string.h>
+
+static unsigned long long Hash(unsigned long long a, unsigned long long b)
+{
+  unsigned long long h = a * 0x9E3779B97F4A7C15ULL ^ (b + 0x632BE59BD9B4E019ULL);
+  h ^= h >> 31;
+  h *= 0xBF58476D1CE4E5B9ULL;
+  h ^= h >> 27;
+  return h;
+}
+
+static PetscReal U01(unsigned long long a, unsigned long long b)
+{
+  return (PetscReal)(Hash(a, b) % 1000003) / 1000003.0;
+}
+
+/* an off-diagonal value; symmetric in (i, j) when sym */
+static PetscScalar Off(PetscInt i, PetscInt j, PetscBool sym)
+{
+  const PetscInt a = sym ? PetscMin(i, j) : i, b = sym ? PetscMax(i, j) : j;
+  PetscScalar    v = -0.2 - 0.6 * U01((unsigned long long)a, (unsigned long long)b);
+#if defined(PETSC_USE_COMPLEX)
+  v += PETSC_i * 0.1 * (U01((unsigned long long)b, (unsigned long long)a) - 0.5);
+#endif
+  return v;
+}
+
+typedef enum {
+  MAT_POISSON,
+  MAT_RANDOM,
+  MAT_BANDED,
+  MAT_BLOCK,
+  NMATS
+} MatKind;
+static const char *matnames[] = {"poisson", "random", "banded", "block3"};
+
+static PetscErrorCode Build(MatKind kind, PetscInt m, PetscBool sym, Mat *A)
+{
+  PetscInt    n = 0, rs, re, cols[128], nc;
+  PetscScalar vals[128];
+
+  PetscFunctionBeginUser;
+  switch (kind) {
+  case MAT_POISSON:
+    n = m * m * m;
+    break;
+  case MAT_RANDOM:
+  case MAT_BANDED:
+    n = m * m * m;
+    break;
+  case MAT_BLOCK:
+    n = 3 * m * m;
+    break;
+  default:
+    break;
+  }
+  PetscCall(MatCreate(PETSC_COMM_WORLD, A));
+  PetscCall(MatSetSizes(*A, PETSC_DECIDE, PETSC_DECIDE, n, n));
+  PetscCall(MatSetType(*A, MATAIJ));
+  PetscCall(MatSeqAIJSetPreallocation(*A, 128, NULL));
+  PetscCall(MatMPIAIJSetPreallocation(*A, 128, NULL, 128, NULL));
+  PetscCall(MatGetOwnershipRange(*A, &rs, &re));
+  for (PetscInt i = rs; i < re; i++) {
+    PetscScalar diag = 0.0;
+
+    nc = 0;
+    switch (kind) {
+    case MAT_POISSON: {
+      const PetscInt x = i % m, y = (i / m) % m, z = i / (m * m);
+      const PetscInt nb[6][3] = {
+        {-1, 0,  0 },
+        {1,  0,  0 },
+        {0,  -1, 0 },
+        {0,  1,  0 },
+        {0,  0,  -1},
+        {0,  0,  1 }
+      };
+      for (PetscInt q = 0; q < 6; q++) {
+        const PetscInt xx = x + nb[q][0], yy = y + nb[q][1], zz = z + nb[q][2];
+        if (xx < 0 || yy < 0 || zz < 0 || xx >= m || yy >= m || zz >= m) continue;
+        cols[nc] = xx + m * (yy + m * zz);
+        vals[nc] = Off(i, cols[nc], sym);
+        nc++;
+      }
+    } break;
+    case MAT_RANDOM: /* row i: a few random columns; symmetric: also j whose random columns hit i */
+      for (PetscInt l = 0; l < 4; l++) {
+        const PetscInt j = (PetscInt)(Hash(77 + l, (unsigned long long)i) % (unsigned long long)n);
+        if (j != i) cols[nc++] = j;
+      }
+      if (sym)
+        for (PetscInt j = 0; j < n; j++)
+          for (PetscInt l = 0; l < 4; l++)
+            if ((PetscInt)(Hash(77 + l, (unsigned long long)j) % (unsigned long long)n) == i && j != i && nc < 120) cols[nc++] = j;
+      for (PetscInt q = 0; q < nc; q++) vals[q] = Off(i, cols[q], sym);
+      break;
+    case MAT_BANDED:
+      for (PetscInt j = PetscMax(0, i - 6); j < PetscMin(n, i + 7); j++) {
+        const PetscInt a = PetscMin(i, j), b = PetscMax(i, j);
+        if (j == i || Hash((unsigned long long)a, (unsigned long long)b) % 3 == 0) continue;
+        cols[nc] = j;
+        vals[nc] = Off(i, j, sym);
+        nc++;
+      }
+      break;
+    case MAT_BLOCK: { /* 3 dofs per node of an m x m grid, 5-point coupling, full 3x3 blocks */
+      const PetscInt node = i / 3, x = node % m, y = node / m;
+      const PetscInt nb[5][2] = {
+        {0,  0 },
+        {-1, 0 },
+        {1,  0 },
+        {0,  -1},
+        {0,  1 }
+      };
+      for (PetscInt q = 0; q < 5; q++) {
+        const PetscInt xx = x + nb[q][0], yy = y + nb[q][1];
+        if (xx < 0 || yy < 0 || xx >= m || yy >= m) continue;
+        for (PetscInt d = 0; d < 3; d++) {
+          const PetscInt j = 3 * (xx + m * yy) + d;
+          if (j == i) continue;
+          cols[nc] = j;
+          vals[nc] = 0.5 * Off(i, j, sym);
+          nc++;
+        }
+      }
+    } break;
+    default:
+      break;
+    }
+    for (PetscInt q = 0; q < nc; q++) diag += PetscAbsScalar(vals[q]);
+    cols[nc]   = i;
+    vals[nc++] = 1.0 + diag + 0.5 * U01(5, (unsigned long long)i);
+    PetscCall(MatSetValues(*A, 1, &i, nc, cols, vals, ADD_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  if (sym) PetscCall(MatSetOption(*A, MAT_SYMMETRIC, PETSC_TRUE));
+  PetscFunctionReturn(0);
+}
+
+static PetscInt nchecks = 0;
+
+static PetscErrorCode SameBits(Vec a, Vec b, const char *what)
+{
+  const PetscScalar *x, *y;
+  PetscInt           n;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetLocalSize(a, &n));
+  PetscCall(VecGetArrayRead(a, &x));
+  PetscCall(VecGetArrayRead(b, &y));
+  for (PetscInt i = 0; i < n; i++) PetscCheck(!memcmp(&x[i], &y[i], sizeof(PetscScalar)), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: entry %" PetscInt_FMT " differs: %.17g against PETSc's %.17g", what, i, (double)PetscRealPart(y[i]), (double)PetscRealPart(x[i]));
+  PetscCall(VecRestoreArrayRead(a, &x));
+  PetscCall(VecRestoreArrayRead(b, &y));
+  nchecks++;
+  PetscFunctionReturn(0);
+}
+
+/* KSP preonly with the factor PC (PCBJACOBI blocks on several ranks); the factor matrix */
+static PetscErrorCode FactorKSP(Mat A, PCType pctype, PetscInt levels, MatOrderingType ord, KSP *ksp, Mat *F)
+{
+  PC          pc, sub;
+  PetscMPIInt size;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, ksp));
+  PetscCall(KSPSetOperators(*ksp, A, A));
+  PetscCall(KSPSetType(*ksp, KSPPREONLY));
+  PetscCall(KSPGetPC(*ksp, &pc));
+  if (size == 1) {
+    sub = pc;
+    PetscCall(PCSetType(sub, pctype));
+  } else {
+    KSP     *subksp;
+    PetscInt nlocal, first;
+
+    PetscCall(PCSetType(pc, PCBJACOBI));
+    PetscCall(KSPSetUp(*ksp));
+    PetscCall(PCBJacobiGetSubKSP(pc, &nlocal, &first, &subksp));
+    PetscCall(KSPSetType(subksp[0], KSPPREONLY));
+    PetscCall(KSPGetPC(subksp[0], &sub));
+    PetscCall(PCSetType(sub, pctype));
+  }
+  PetscCall(PCFactorSetLevels(sub, levels));
+  PetscCall(PCFactorSetMatOrderingType(sub, ord));
+  PetscCall(KSPSetUp(*ksp));
+  PetscCall(PCSetUpOnBlocks(pc));
+  PetscCall(PCFactorGetMatrix(sub, F));
+  PetscFunctionReturn(0);
+}
+
+/* every solve of the two factors on the same local vectors */
+static PetscErrorCode CompareSolves(Mat FA, Mat FH, PetscBool ilu, const char *label)
+{
+  Vec         b, y, xa, xh;
+  PetscInt    n, lo;
+  PetscScalar *a;
+  char        what[256];
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreateVecs(FA, &b, NULL));
+  PetscCall(VecGetLocalSize(b, &n));
+  PetscCall(VecGetOwnershipRange(b, &lo, NULL));
+  PetscCall(VecGetArray(b, &a));
+  for (PetscInt i = 0; i < n; i++) a[i] = PetscSinReal(1.0 + (PetscReal)i) + 0.3;
+  PetscCall(VecRestoreArray(b, &a));
+  PetscCall(VecDuplicate(b, &y));
+  PetscCall(VecGetArray(y, &a));
+  for (PetscInt i = 0; i < n; i++) a[i] = PetscCosReal(0.5 + (PetscReal)i);
+  PetscCall(VecRestoreArray(y, &a));
+  PetscCall(VecDuplicate(b, &xa));
+  PetscCall(VecDuplicate(b, &xh));
+
+  PetscCall(MatSolve(FA, b, xa));
+  PetscCall(VecSet(xh, NAN));
+  PetscCall(MatSolve(FH, b, xh));
+  PetscCall(PetscSNPrintf(what, sizeof(what), "%s: MatSolve", label));
+  PetscCall(SameBits(xa, xh, what));
+  PetscCall(MatSolveTranspose(FA, b, xa));
+  PetscCall(VecSet(xh, NAN));
+  PetscCall(MatSolveTranspose(FH, b, xh));
+  PetscCall(PetscSNPrintf(what, sizeof(what), "%s: MatSolveTranspose", label));
+  PetscCall(SameBits(xa, xh, what));
+  if (ilu) {
+    PetscCall(MatSolveAdd(FA, b, y, xa));
+    PetscCall(VecSet(xh, NAN));
+    PetscCall(MatSolveAdd(FH, b, y, xh));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "%s: MatSolveAdd", label));
+    PetscCall(SameBits(xa, xh, what));
+    PetscCall(VecCopy(y, xa));
+    PetscCall(VecCopy(y, xh));
+    PetscCall(MatSolveAdd(FA, b, xa, xa));
+    PetscCall(MatSolveAdd(FH, b, xh, xh));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "%s: MatSolveAdd in place", label));
+    PetscCall(SameBits(xa, xh, what));
+    PetscCall(MatSolveTransposeAdd(FA, b, y, xa));
+    PetscCall(VecSet(xh, NAN));
+    PetscCall(MatSolveTransposeAdd(FH, b, y, xh));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "%s: MatSolveTransposeAdd", label));
+    PetscCall(SameBits(xa, xh, what));
+    PetscCall(VecCopy(y, xa));
+    PetscCall(VecCopy(y, xh));
+    PetscCall(MatSolveTransposeAdd(FA, b, xa, xa));
+    PetscCall(MatSolveTransposeAdd(FH, b, xh, xh));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "%s: MatSolveTransposeAdd in place", label));
+    PetscCall(SameBits(xa, xh, what));
+  }
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&xa));
+  PetscCall(VecDestroy(&xh));
+  PetscFunctionReturn(0);
+}
+
+/* residual history of a whole solve (GMRES + ILU(0) / CG + ICC(0), bjacobi on several ranks) */
+static PetscErrorCode History(Mat A, PetscBool icc, PetscReal *hist, PetscInt *nh)
+{
+  KSP         ksp;
+  PC          pc;
+  Vec         b, x;
+  PetscMPIInt size;
+  PetscInt    mloc;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+  PetscCall(KSPSetOperators(ksp, A, A));
+  PetscCall(KSPSetType(ksp, icc ? KSPCG : KSPGMRES));
+  PetscCall(KSPGetPC(ksp, &pc));
+  if (size == 1) PetscCall(PCSetType(pc, icc ? PCICC : PCILU));
+  else {
+    PetscCall(PCSetType(pc, PCBJACOBI));
+    PetscCall(PetscOptionsSetValue(NULL, "-hist_sub_pc_type", icc ? "icc" : "ilu"));
+    PetscCall(KSPSetOptionsPrefix(ksp, "hist_"));
+    PetscCall(KSPSetFromOptions(ksp));
+    PetscCall(PCSetType(pc, PCBJACOBI));
+  }
+  PetscCall(KSPSetTolerances(ksp, 1e-10, PETSC_DEFAULT, PETSC_DEFAULT, 200));
+  PetscCall(KSPSetResidualHistory(ksp, hist, 200, PETSC_TRUE));
+  /* hybrid vectors for aij and aijhybrid alike (MatCreateVecs of aijhybrid gives them): the Krylov
+     arithmetic is then the same (its sums do not depend on the threads), so only the preconditioner differs */
+  PetscCall(VecCreate(PETSC_COMM_WORLD, &x));
+  PetscCall(MatGetLocalSize(A, &mloc, NULL));
+  PetscCall(VecSetSizes(x, mloc, PETSC_DECIDE));
+  PetscCall(VecSetType(x, VECHYBRID));
+  PetscCall(VecDuplicate(x, &b));
+  PetscCall(VecSet(b, 1.0));
+  PetscCall(KSPSolve(ksp, b, x));
+  PetscCall(KSPGetResidualHistory(ksp, NULL, nh));
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&x));
+  PetscCall(KSPDestroy(&ksp));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode HasInodes(Mat A, PetscBool *has)
+{
+  Mat         Ad = A;
+  PetscInt    nodes = 0, *sizes = NULL;
+  PetscMPIInt size;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  if (size > 1) PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, NULL, NULL));
+  PetscCall(MatInodeGetInodeSizes(Ad, &nodes, &sizes, NULL));
+  {
+    int loc = sizes != NULL, glob;
+    PetscCallMPI(MPI_Allreduce(&loc, &glob, 1, MPI_INT, MPI_LOR, PETSC_COMM_WORLD));
+    *has = glob ? PETSC_TRUE : PETSC_FALSE;
+  }
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  PetscInt  m = 9, maxT = 3;
+  PetscBool quick = PETSC_FALSE;
+  struct {
+    PCType          pc;
+    PetscInt        levels;
+    MatOrderingType ord;
+  } configs[] = {
+    {PCILU, 0, MATORDERINGNATURAL},
+    {PCILU, 1, MATORDERINGNATURAL},
+    {PCILU, 2, MATORDERINGRCM    },
+    {PCILU, 0, MATORDERINGND     },
+    {PCILU, 0, MATORDERINGCMRCM  },
+    {PCILU, 1, MATORDERINGCMRCM  },
+    {PCICC, 0, MATORDERINGNATURAL},
+    {PCICC, 1, MATORDERINGNATURAL},
+    {PCICC, 0, MATORDERINGRCM    },
+    {PCICC, 0, MATORDERINGCMRCM  },
+  };
+  const PetscInt nconfigs = (PetscInt)(sizeof(configs) / sizeof(configs[0]));
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(MatAIJHybridInitializePackage());
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-m", &m, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-threads", &maxT, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-quick", &quick, NULL));
+  for (PetscInt kind = 0; kind < NMATS; kind++) {
+    for (PetscInt c = 0; c < nconfigs; c++) {
+      const PetscBool icc = (PetscBool)!strcmp(configs[c].pc, PCICC);
+      Mat             A, H, FA, FH;
+      KSP             ka, kh;
+
+      if (quick && c % 3) continue;
+      PetscCall(Build((MatKind)kind, kind == MAT_BLOCK ? 2 * m : m, icc, &A));
+      PetscCall(MatConvert(A, MATAIJHYBRID, MAT_INITIAL_MATRIX, &H));
+      PetscCall(FactorKSP(A, configs[c].pc, configs[c].levels, configs[c].ord, &ka, &FA));
+      for (PetscInt T = 1; T <= maxT; T++) {
+        MatAIJHybridFactorInfo info;
+        char                   label[256];
+
+        PetscCall(MatAIJHybridSetNumThreads(H, T)); /* after assembly: MatGetDiagonalBlock() passes it on to the block PCBJACOBI factors */
+        PetscCall(FactorKSP(H, configs[c].pc, configs[c].levels, configs[c].ord, &kh, &FH));
+        PetscCall(MatAIJHybridGetFactorInfo(FH, &info));
+        PetscCheck(info.threaded == (T > 1), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s %s(%d) %s, %d threads: factor solves %s threaded", matnames[kind], configs[c].pc, (int)configs[c].levels, configs[c].ord, (int)T, info.threaded ? "are" : "are not");
+        PetscCheck(T == 1 || (info.nthreads == T && info.levels_lower >= 1 && info.levels_upper >= 1), PETSC_COMM_SELF, PETSC_ERR_PLIB, "factor info wrong");
+        PetscCall(MatAIJHybridGetFactorInfo(FA, &info));
+        PetscCheck(!info.threaded, PETSC_COMM_SELF, PETSC_ERR_PLIB, "an aij factor has threaded solves");
+        nchecks += 2;
+        PetscCall(PetscSNPrintf(label, sizeof(label), "%s %s(%d) %s, %d threads", matnames[kind], configs[c].pc, (int)configs[c].levels, configs[c].ord, (int)T));
+        PetscCall(CompareSolves(FA, FH, (PetscBool)!icc, label));
+        PetscCall(KSPDestroy(&kh));
+      }
+      PetscCall(KSPDestroy(&ka));
+      PetscCall(MatDestroy(&H));
+      PetscCall(MatDestroy(&A));
+    }
+    /* whole solves: residual histories */
+    for (PetscInt icc = 0; icc < 2; icc++) {
+      Mat       A, H;
+      PetscReal ha[200], hh[200], h1[200];
+      PetscInt  na, nh, n1 = 0;
+      PetscBool inodes = PETSC_FALSE;
+
+      PetscCall(Build((MatKind)kind, kind == MAT_BLOCK ? 2 * m : m, (PetscBool)icc, &A));
+      PetscCall(MatConvert(A, MATAIJHYBRID, MAT_INITIAL_MATRIX, &H));
+      PetscCall(HasInodes(A, &inodes));
+      PetscCall(History(A, (PetscBool)icc, ha, &na));
+      for (PetscInt T = 1; T <= maxT; T++) {
+        PetscCall(MatAIJHybridSetNumThreads(H, T));
+        PetscCall(History(H, (PetscBool)icc, hh, &nh));
+        if (T == 1) {
+          n1 = nh;
+          PetscCall(PetscArraycpy(h1, hh, nh));
+        }
+        PetscCheck(nh == n1 && !memcmp(hh, h1, (size_t)nh * sizeof(PetscReal)), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s %s: residual history at %d threads differs from 1 thread", matnames[kind], icc ? "CG+ICC" : "GMRES+ILU", (int)T);
+        nchecks++;
+        if (!inodes) {
+          PetscCheck(nh == na && !memcmp(hh, ha, (size_t)nh * sizeof(PetscReal)), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s %s: residual history at %d threads differs from aij (%d and %d iterations)", matnames[kind], icc ? "CG+ICC" : "GMRES+ILU", (int)T, (int)nh, (int)na);
+          nchecks++;
+        } else PetscCheck(nh == na, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: %d iterations against aij's %d", matnames[kind], (int)nh, (int)na);
+      }
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s %s: %d iterations, residual history %s aij's\n", matnames[kind], icc ? "CG+ICC(0)" : "GMRES+ILU(0)", (int)na, inodes ? "(inodes: aij's product is the inode loop) not compared bitwise with" : "bitwise"));
+      PetscCall(MatDestroy(&H));
+      PetscCall(MatDestroy(&A));
+    }
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "factor_solves: %" PetscInt_FMT " checks passed\n", nchecks));
+  PetscCall(PetscFinalize());
+  return 0;
+}
