@@ -198,7 +198,6 @@ PETSC_INTERN PetscInt       MatAIJHybridRanksOnNode(void);
 PETSC_INTERN PetscErrorCode MatAIJHybridCountRanksOnNode(MPI_Comm);
 PETSC_INTERN PetscErrorCode MatAIJHybridCheckOversubscription(Mat, PetscInt);
 PETSC_INTERN PetscErrorCode MatAIJHybridResourcesFinalize(void);
-PETSC_INTERN PetscErrorCode MatAIJHybridCheckOptionValues(Mat);
 
 /* type constructors and converters */
 PETSC_INTERN PetscErrorCode MatCreate_SeqAIJHybrid(Mat);
@@ -208,6 +207,9 @@ PETSC_INTERN PetscErrorCode MatAIJHybridGetContext(Mat, Mat_AIJHybrid **);
 PETSC_INTERN PetscErrorCode MatConvert_AIJ_AIJHybrid(Mat, MatType, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatConvert_AIJHybrid_AIJ(Mat, MatType, MatReuse, Mat *);
 PETSC_INTERN const AIJHybridTypeInfo AIJHybridSeqInfo, AIJHybridMPIInfo;
+
+/* the -mat_aijhybrid_* options (src/mat/options.c; the mechanism: src/options/optiontable.h) */
+PETSC_INTERN const struct AIJHybridOptionTable_s MatAIJHybridOptionTable;
 
 
 #endif

@@ -3,6 +3,7 @@
    check, and the hook PETSc's -dll_append calls when it loads libpetscaijhybrid.so.
 */
 #include "aijhybrid.h"
+#include "options/optiontable.h"
 
 PetscLogEvent MATAIJHYBRID_Partition, MATAIJHYBRID_HaloBegin, MATAIJHYBRID_HaloEnd, MATAIJHYBRID_Mult, MATAIJHYBRID_Transpose;
 int           MatAIJHybrid_MPIThreadLevel = MPI_THREAD_SINGLE;
@@ -20,6 +21,8 @@ PetscErrorCode MatAIJHybridFinalizePackage(void)
 {
   PetscFunctionBegin;
   MatAIJHybridPackageInitialized = PETSC_FALSE;
+  PetscCall(AIJHybridOptionsReportUnused()); /* a -mat_aijhybrid_* (or other family's) option no object read */
+  PetscCall(AIJHybridOptionTablesReset());
   PetscCall(MatAIJHybridResourcesFinalize());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -52,6 +55,8 @@ PetscErrorCode MatAIJHybridInitializePackage(void)
   PetscCall(MatRegister(MATSEQAIJHYBRID, MatCreate_SeqAIJHybrid));
   PetscCall(MatRegister(MATMPIAIJHYBRID, MatCreate_MPIAIJHybrid));
   PetscCall(MatRegisterRootName(MATAIJHYBRID, MATSEQAIJHYBRID, MATMPIAIJHYBRID));
+  /* the option tables of the types (src/options/optiontable.h): one line per table */
+  PetscCall(AIJHybridOptionTableRegister(&MatAIJHybridOptionTable));
   PetscCall(PetscLogEventRegister("AIJHybPartition", MAT_CLASSID, &MATAIJHYBRID_Partition));
   PetscCall(PetscLogEventRegister("AIJHybHaloBegin", MAT_CLASSID, &MATAIJHYBRID_HaloBegin));
   PetscCall(PetscLogEventRegister("AIJHybHaloEnd", MAT_CLASSID, &MATAIJHYBRID_HaloEnd));

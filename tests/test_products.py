@@ -1,5 +1,6 @@
 """Products: MatMult, MatMultAdd (z distinct and z == y), MatMultTranspose and MatMultTransposeAdd
-(distinct and aliased) of aijhybrid match MATAIJ (relative error <= 1e-13) on seeded random
+(distinct and aliased) of aijhybrid match MATAIJ (relative error <= 1e-13, and bitwise equal to AIJ
+without its inode kernel: the order SeqAIJ uses) on seeded random
 matrices (tiny, ranks owning no rows, empty rows, rectangular, block size 2/3, block diagonal by
 rank, heavy rows), at 1/2/4 ranks and OMP_NUM_THREADS 1/2/3; the results are bitwise identical for
 1, 2 and 3 threads and all four partition types in one process, and across launches with
@@ -28,6 +29,9 @@ def test_products_match_aij_and_thread_invariant(ranks, threads):
     # the default thread count follows OMP_NUM_THREADS
     assert res["info"]["default_threads"] == threads, res["info"]
     assert len(res["hashes"]) == 6 * N_CASES
+    # README: every row (column of a transpose) summed in the order SeqAIJ uses: every product bitwise
+    # equal to AIJ's without its inode kernel (-mat_no_inode; the inode kernel adds pairs of products)
+    assert len(res["bitwise_aij"]) == 6 * N_CASES and all(res["bitwise_aij"].values()), res["bitwise_aij"]
 
 
 @pytest.mark.parametrize("ranks", RANKS)
