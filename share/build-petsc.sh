@@ -23,10 +23,14 @@ tag=${tag//[^0-9A-Za-z.]/}
 WORK=${WORK:-/tmp/petsc-${tag%.}-src}
 mkdir -p "$WORK"
 cd "$WORK"
-python3 -m pip install -q wheel setuptools >/dev/null
+PYTHON=${PYTHON:-/usr/bin/python3}
+# pip only inside a venv (Debian's Python refuses installs into the system); it sees the system's numpy
+[ -x "$WORK/venv/bin/python" ] || "$PYTHON" -m venv --system-site-packages "$WORK/venv"
+VPY=$WORK/venv/bin/python
+"$VPY" -m pip install -q wheel setuptools
 spec=petsc${VERSION:+==$VERSION}
 if ! ls petsc-*.tar.gz >/dev/null 2>&1; then
-  python3 -m pip download -q --no-deps --no-build-isolation --no-binary :all: -d . "$spec" || true
+  "$VPY" -m pip download -q --no-deps --no-build-isolation --no-binary :all: -d . "$spec"
 fi
 tarball=$(ls petsc-*.tar.gz | sort -V | tail -1)
 if [ -f "$PREFIX/lib/petsc/conf/petscvariables" ]; then
@@ -35,7 +39,7 @@ else
   echo "build-petsc: $tarball -> $PREFIX"
   rm -rf src && mkdir src && tar -xzf "$tarball" -C src --strip-components=1
   (cd src
-   python3 ./configure --prefix="$PREFIX" --with-cc=mpicc --with-cxx=0 --with-fc=0 --with-debugging=0 \
+   "$PYTHON" ./configure --prefix="$PREFIX" --with-cc=mpicc --with-cxx=0 --with-fc=0 --with-debugging=0 \
      --with-shared-libraries=1 COPTFLAGS=-O2 --with-x=0
    make -j"$(nproc)" all
    make install)
@@ -44,16 +48,17 @@ version=$(awk '/define PETSC_VERSION_(MAJOR|MINOR|SUBMINOR) /{printf "%s%s", sep
 echo "build-petsc: PETSc $version in $PREFIX"
 
 # --- petsc4py of the same version, for $PYTHON
-PYTHON=${PYTHON:-/usr/bin/python3}
 SITE=$PREFIX/lib/python3/dist-packages
 if PETSC_DIR="$PREFIX" PETSC_ARCH= PYTHONPATH="$SITE" "$PYTHON" -c "import petsc4py, sys; sys.exit(petsc4py.__version__ != '$version')" 2>/dev/null; then
   echo "build-petsc: petsc4py $version already in $SITE"
   exit 0
 fi
-"$PYTHON" -m venv --system-site-packages "$WORK/venv"
-"$WORK/venv/bin/python" -m pip install -q 'cython>=3'
+# petsc4py <= 3.22 crashes Cython >= 3.1 (its docstring annotations); the newer ones build with the newest
+minor=$(echo "$version" | cut -d. -f2)
+if [ "$minor" -le 22 ]; then cython=${CYTHON_SPEC:-cython>=3.0,<3.1}; else cython=${CYTHON_SPEC:-cython>=3}; fi
+"$VPY" -m pip install -q "$cython"
 rm -f petsc4py-*.tar.gz
-"$WORK/venv/bin/python" -m pip download -q --no-deps --no-build-isolation --no-binary :all: -d . "petsc4py==$version"
-rm -rf wheel && PETSC_DIR="$PREFIX" PETSC_ARCH= nice "$WORK/venv/bin/python" -m pip wheel -q --no-deps --no-build-isolation -w wheel petsc4py-*.tar.gz
-"$WORK/venv/bin/python" -m pip install -q --no-deps --upgrade --target "$SITE" wheel/petsc4py-*.whl
+"$VPY" -m pip download -q --no-deps --no-build-isolation --no-binary :all: -d . "petsc4py==$version"
+rm -rf wheel && PETSC_DIR="$PREFIX" PETSC_ARCH= nice "$VPY" -m pip wheel -q --no-deps --no-build-isolation -w wheel petsc4py-*.tar.gz
+"$VPY" -m pip install -q --no-deps --upgrade --target "$SITE" wheel/petsc4py-*.whl
 PETSC_DIR="$PREFIX" PETSC_ARCH= PYTHONPATH="$SITE" "$PYTHON" -c "from petsc4py import PETSc; print('build-petsc: petsc4py', PETSc.Sys.getVersion(), 'runs', PETSc.__file__)"
