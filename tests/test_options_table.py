@@ -199,7 +199,7 @@ def bad_values(o):
 def _cases():
     try:
         return [(o["name"], v) for _, o in all_options() for v in bad_values(o)]
-    except SystemExit:  # not built: the registry tests above fail with the reason
+    except RuntimeError:  # not built: the registry tests above fail with the reason
         return []
 
 
@@ -217,7 +217,7 @@ def test_bad_value_is_refused_naming_the_option(name, value):
 def _families():
     try:
         return [t["family"] for t in tables()]
-    except SystemExit:
+    except RuntimeError:
         return ["mat_aijhybrid_"]
 
 

@@ -118,7 +118,8 @@ def test_renderer_on_a_current_and_a_stale_record(block, tmp_path):
     docs = {k: current(v) for k, v in samples().items()}
     (tmp_path / "cur").mkdir()
     out = readme.RENDERERS[block](readme.Ctx(_results_dir(tmp_path / "cur", docs)))
-    assert "no record of this" not in out.lower() or block == "tests", out  # tests: rows without a sample say so
+    if block in ("harness",) or block.startswith("bench-"):  # one record each: it must be shown
+        assert "no record" not in out.lower(), out
     rev = next(iter(docs.values()))["meta"]["git"]["revision"][:10]
     assert rev in out, out
     if block.startswith("bench-"):

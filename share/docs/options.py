@@ -24,12 +24,12 @@ def registry(build=None):
     build = Path(build or os.environ.get("AIJHYBRID_BUILD") or ROOT / "build")
     exe = build / "tests" / "options_table"
     if not exe.exists():
-        raise SystemExit("%s not built: make unit" % exe)
+        raise RuntimeError("%s not built: make unit" % exe)
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     env.pop("PETSC_OPTIONS", None)
     out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120, env=env)
     if out.returncode != 0:
-        raise SystemExit("%s failed:\n%s%s" % (exe, out.stdout, out.stderr))
+        raise RuntimeError("%s failed:\n%s%s" % (exe, out.stdout, out.stderr))
     return parse(out.stdout)
 
 
@@ -45,7 +45,7 @@ def parse(text):
             name, kind, rng, accepts, default, man, help_ = fields
             tables[-1]["options"].append({"name": name, "kind": kind, "range": rng.split(), "accepts": accepts, "default": default, "man": man, "help": help_})
     if not tables or not all(t["options"] for t in tables):
-        raise SystemExit("no option tables in:\n" + text)
+        raise RuntimeError("no option tables in:\n" + text)
     return tables
 
 
@@ -86,7 +86,11 @@ def main():
     g.add_argument("--write", metavar="README")
     g.add_argument("--check", metavar="README")
     args = ap.parse_args()
-    table = markdown(registry(args.build))
+    try:
+        table = markdown(registry(args.build))
+    except RuntimeError as e:
+        print(e)
+        return 2
     if args.write:
         p = Path(args.write)
         p.write_text(replace(p.read_text(), table))

@@ -147,8 +147,10 @@ static PetscErrorCode ParseValue(const AIJHybridOption *o, const char *text, AIJ
       *ok  = PETSC_TRUE;
     }
     for (int k = 0; k < 4 && !*ok; k++) {
-      if (SameName(text, yes[k])) v->i = 1, *ok = PETSC_TRUE;
-      else if (SameName(text, no[k])) v->i = 0, *ok = PETSC_TRUE;
+      if (SameName(text, yes[k]) || SameName(text, no[k])) {
+        v->i = SameName(text, yes[k]) ? 1 : 0;
+        *ok  = PETSC_TRUE;
+      }
     }
   } break;
   case AIJHYBRID_OPTION_ENUM:

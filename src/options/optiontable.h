@@ -12,6 +12,23 @@
    at PetscFinalize() (an option of a family that no object read is reported) and listed by
    PetscAIJHybridOptionsView() (the README's options table and the manual pages are tested
    against that list).
+
+   How a type joins (one table each; the matrix's is in src/mat/options.c):
+   1. Next to its SetFromOptions: an enum naming its options, a `static const AIJHybridOption
+      list[]` (name beginning with the family, kind, range and accepted values outside it, enum list,
+      what it accepts, default, -help line, Set function) and a table, e.g.
+        const struct AIJHybridOptionTable_s VecHybridOptionTable = {"vec_hybrid_", "<-help heading>",
+          "-vec_type hybrid", "VECHYBRID", N, list};
+   2. In its SetFromOptions (inside PETSc's PetscObjectOptionsBegin(), which gives
+      PetscOptionsObject; a hook outside one opens its own): fill v[k] with the object's current
+      values, call AIJHybridOptionsProcess(PetscOptionsObject, (PetscObject)obj, &table, v), then
+      its Set function for every v[k].set. Do not read these options with PetscOptionsXxx yourself.
+   3. One line in src/register.c: AIJHybridOptionTableRegister(&table) (its names become known
+      to the misspelling check of the family, to the PetscFinalize() report and to the list).
+   4. Its manual page (the table's manpage) and each Set function's page name every option.
+   5. share/docs/options.py --write README.md; tests/test_options_table.py then checks -help (the
+      table's select options must make examples/ex1 at 2 ranks create an object that reads them),
+      the defaults, the manual pages, bad values and unknown names, with no change to the tests.
 */
 #ifndef AIJHYBRID_OPTIONTABLE_H
 #define AIJHYBRID_OPTIONTABLE_H
