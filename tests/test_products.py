@@ -14,12 +14,13 @@ from conftest import RANKS, THREADS, cached_worker
 pytestmark = pytest.mark.mpi
 
 N_CASES = 18  # cases in workers/products.py: a vanished case must fail, not pass silently
+TIMEOUT = 300  # every case x modes x partitions x threads x shares x prefetch: minutes on 2 loaded cores (a hang is still caught)
 
 
 @pytest.mark.parametrize("threads", THREADS)
 @pytest.mark.parametrize("ranks", RANKS)
 def test_products_match_aij_and_thread_invariant(ranks, threads):
-    run = cached_worker("products", ranks, threads)
+    run = cached_worker("products", ranks, threads, timeout=TIMEOUT)
     res = run.check()
     bad = {k: v for k, v in res["checks"].items() if v != "ok"}
     assert not bad, "failing cases:\n" + "\n".join("%s: %s" % kv for kv in bad.items())
@@ -36,7 +37,7 @@ def test_products_match_aij_and_thread_invariant(ranks, threads):
 
 @pytest.mark.parametrize("ranks", RANKS)
 def test_products_bitwise_identical_across_launches(ranks):
-    hashes = {t: cached_worker("products", ranks, t).check()["hashes"] for t in THREADS}
+    hashes = {t: cached_worker("products", ranks, t, timeout=TIMEOUT).check()["hashes"] for t in THREADS}
     base = hashes[THREADS[0]]
     for t in THREADS[1:]:
         diff = sorted(k for k in base if hashes[t].get(k) != base[k])
