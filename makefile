@@ -176,7 +176,7 @@ fuzz: setup
 	@$(MAKE) --no-print-directory -C $(TOP) all
 	cd $(TOP) && AIJHYBRID_BUILD=$(BUILD) $(PYTHON) tests/fuzz_driver.py --examples $(FUZZ_EXAMPLES) --ranks $(FUZZ_RANKS) $(FUZZ_ARGS)
 
-# ---- records (share/records/README.md): every figure the README quotes, regenerated with its provenance
+# ---- records (README.md, "Records and CI"): every figure the README quotes, regenerated with its provenance
 #   make records          every record (tests of every configuration, sanitizers, fuzzing, PETSc's harness,
 #                         benchmarks) into share/results/, then the README's generated blocks; needs a clean tree
 #   make records BENCH=no               the same without the benchmarks (the long part)

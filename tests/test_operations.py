@@ -55,9 +55,9 @@ def test_operation(ranks, check):
     assert res["checks"][check] == "ok", res["checks"][check]
     if check == "convert_other_types":
         # a conversion of PETSc's own aij that does not reproduce aij's products is tolerated only
-        # where it is known: PETSc 3.20's MPIAIJ -> MPISELL at 4 ranks with a rank owning no rows
+        # where it is known: PETSc 3.20-3.22 (3.20.5, 3.22.5 seen; 3.18, 3.26 right) MPIAIJ -> MPISELL at 4 ranks with a rank owning no rows
         wrong = res["info"].get("petsc_conversion_wrong", [])
-        assert not wrong or (PETSC_MINOR == 20 and ranks == 4 and all(w.startswith("aij to sell") for w in wrong)), wrong
+        assert not wrong or (PETSC_MINOR in (20, 21, 22) and ranks == 4 and all(w.startswith("aij to sell") for w in wrong)), wrong
 
 
 @pytest.mark.parametrize("ranks", RANKS)

@@ -1,4 +1,4 @@
-"""What every record of share/results/ carries (make records; share/records/README.md): the git
+"""What every record of share/results/ carries (make records; README.md, "Records and CI"): the git
 revision and whether the tree was clean, the identity of the code the record is about (code_id: a
 hash of the tracked files of its scope at that revision), the PETSc it ran with, the machine (lscpu
 model, family, model number, vector ISA, cores) and the date. The README quotes figures only from

@@ -138,7 +138,7 @@ def t_convert_other_types():
         same_products(Bh, Ba, what="to " + t, norm_of=Aa)
         info["convert_" + t] = Bh.getType()
         # against the source too, where PETSc's own conversion of aij is right: PETSc 3.20's
-        # MPIAIJ -> MPISELL conversion gives a wrong matrix at 4 ranks with a rank owning no rows
+        # (and 3.22's) MPIAIJ -> MPISELL conversion gives a wrong matrix at 4 ranks with a rank owning no rows
         # (aij's and aijhybrid's alike, README "Testing and supported configurations")
         try:
             same_products(Ba, Aa, what="aij to " + t, transpose=(t != "sell"))
