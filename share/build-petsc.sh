@@ -21,9 +21,18 @@ VERSION=${2:-}
 tag=${VERSION:-latest}
 tag=${tag//[^0-9A-Za-z.]/}
 WORK=${WORK:-/tmp/petsc-${tag%.}-src}
+PYTHON=${PYTHON:-/usr/bin/python3}
+SITE=$PREFIX/lib/python3/dist-packages
+# both already there (a cache): nothing to do, no network
+if [ -f "$PREFIX/include/petscversion.h" ] && [ -f "$PREFIX/lib/petsc/conf/petscvariables" ]; then
+  have=$(awk '/define PETSC_VERSION_(MAJOR|MINOR|SUBMINOR) /{printf "%s%s", sep, $3; sep="."}' "$PREFIX/include/petscversion.h")
+  if PETSC_DIR="$PREFIX" PETSC_ARCH= PYTHONPATH="$SITE" "$PYTHON" -c "import petsc4py, sys; sys.exit(petsc4py.__version__ != '$have')" 2>/dev/null; then
+    echo "build-petsc: PETSc and petsc4py $have already in $PREFIX (delete it to rebuild)"
+    exit 0
+  fi
+fi
 mkdir -p "$WORK"
 cd "$WORK"
-PYTHON=${PYTHON:-/usr/bin/python3}
 # pip only inside a venv (Debian's Python refuses installs into the system); it sees the system's numpy
 [ -x "$WORK/venv/bin/python" ] || "$PYTHON" -m venv --system-site-packages "$WORK/venv"
 VPY=$WORK/venv/bin/python
@@ -48,7 +57,6 @@ version=$(awk '/define PETSC_VERSION_(MAJOR|MINOR|SUBMINOR) /{printf "%s%s", sep
 echo "build-petsc: PETSc $version in $PREFIX"
 
 # --- petsc4py of the same version, for $PYTHON
-SITE=$PREFIX/lib/python3/dist-packages
 if PETSC_DIR="$PREFIX" PETSC_ARCH= PYTHONPATH="$SITE" "$PYTHON" -c "import petsc4py, sys; sys.exit(petsc4py.__version__ != '$version')" 2>/dev/null; then
   echo "build-petsc: petsc4py $version already in $SITE"
   exit 0

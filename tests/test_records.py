@@ -71,6 +71,7 @@ def current(doc):
     d = copy.deepcopy(doc)
     g = d["meta"]["git"]
     g["code_id"] = record.code_id(g.get("scope", "all"))
+    g["revision"] = "5a3b1e" + "0" * 34  # one marker for every sample, looked for in the output
     g["dirty"] = False
     g["dirty_files"] = []
     d["meta"]["trial"] = False
