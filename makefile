@@ -182,7 +182,7 @@ help:
 #   make test-asan        plugin, examples and C tests built with -fsanitize=address,undefined (build/asan), run at 1 and 2 ranks x 2 threads
 #   make test-valgrind    memcheck on the examples and the C stress test at 1 and 2 ranks x 2 threads; PETSc -malloc_debug -malloc_dump
 #   make test-races       clang + ThreadSanitizer + libomp/archer build (build/tsan): the threaded products, task mode at 2 ranks
-#   make test-sanitizers  all three
+#   make test-sanitizers  all three (SANITIZER_ARGS=--ci: the subset CI runs, the stress test and the examples)
 #   make fuzz             long property-based run (FUZZ_EXAMPLES=N, FUZZ_RANKS="1 2 4"); a quick fixed-seed run is in make test
 SANITIZE_ASAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 SANITIZE_TSAN := -fsanitize=thread -fno-omit-frame-pointer
@@ -196,13 +196,32 @@ tsan: check-petsc
 setup-hardening:
 	@bash $(TOP)/share/setup.sh hardening
 test-asan: setup-hardening asan
-	$(PYTHON) $(TOP)/share/sanitizers/run.py asan --build $(TOP)/build/asan
+	$(PYTHON) $(TOP)/share/sanitizers/run.py asan --build $(TOP)/build/asan $(SANITIZER_ARGS)
 test-valgrind: setup-hardening
 	@$(MAKE) --no-print-directory -C $(TOP) all
-	$(PYTHON) $(TOP)/share/sanitizers/run.py valgrind --build $(BUILD)
+	$(PYTHON) $(TOP)/share/sanitizers/run.py valgrind --build $(BUILD) $(SANITIZER_ARGS)
 test-races: setup-hardening tsan
-	$(PYTHON) $(TOP)/share/sanitizers/run.py races --build $(TOP)/build/tsan
+	$(PYTHON) $(TOP)/share/sanitizers/run.py races --build $(TOP)/build/tsan $(SANITIZER_ARGS)
 test-sanitizers: test-asan test-valgrind test-races
 fuzz: setup
 	@$(MAKE) --no-print-directory -C $(TOP) all
 	cd $(TOP) && AIJHYBRID_BUILD=$(BUILD) $(PYTHON) tests/fuzz_driver.py --examples $(FUZZ_EXAMPLES) --ranks $(FUZZ_RANKS) $(FUZZ_ARGS)
+
+# ---- records (README.md, "Records and CI"): every figure the README quotes, regenerated with its provenance
+#   make records          every record (tests of every configuration, sanitizers, fuzzing, PETSc's harness,
+#                         benchmarks) into share/results/, then the README's generated blocks; needs a clean tree
+#   make records BENCH=no               the same without the benchmarks (the long part)
+#   make records RECORDS="tests fuzz"   a selection (record names or groups: tests hardening fuzz harness bench)
+#   make records BENCH_SCALE=0.1        benchmarks scaled down: a trial under build/records/trial, never quoted
+#   make test-versions    PETSc 3.20 and 3.22 from PyPI's sources (built into /opt/petsc-<v> if missing), make test on each, recorded
+#   make readme           the README's generated blocks (options table, records) from the tables and records in the tree
+BENCH         ?= yes
+RECORDS       ?=
+RECORDS_ARGS  ?=
+.PHONY: records test-versions readme
+records: setup setup-hardening
+	cd $(TOP) && PYTHON=$(PYTHON) $(PYTHON) share/records/run.py --bench $(BENCH) $(if $(RECORDS),--only $(RECORDS)) $(if $(BENCH_SCALE),--bench-scale $(BENCH_SCALE)) $(RECORDS_ARGS)
+test-versions: setup
+	cd $(TOP) && PYTHON=$(PYTHON) $(PYTHON) share/records/run.py --only test-3.20 test-3.22 --allow-dirty $(RECORDS_ARGS)
+readme: unit
+	cd $(TOP) && $(PYTHON) share/docs/options.py --build $(BUILD) --write README.md && $(PYTHON) share/records/readme.py --write README.md

@@ -64,7 +64,13 @@ int main(int argc, char **argv)
 
   /* right-hand side b = A * ones, so the solution is known */
   PetscCall(MatCreateVecs(A, &x, &b));
-  PetscCall(VecDuplicate(x, &u));
+  { /* a vector the application makes itself: its type from -vec_type (default: standard) */
+    PetscInt mloc;
+    PetscCall(MatGetLocalSize(A, &mloc, NULL));
+    PetscCall(VecCreate(PETSC_COMM_WORLD, &u));
+    PetscCall(VecSetSizes(u, mloc, PETSC_DECIDE));
+    PetscCall(VecSetFromOptions(u));
+  }
   PetscCall(VecSet(u, 1.0));
   PetscCall(MatMult(A, u, b));
   PetscCall(VecNorm(b, NORM_2, &bnorm));

@@ -20,7 +20,32 @@
 
    Root name: resolves to `MATSEQAIJHYBRID` on one rank and `MATMPIAIJHYBRID` otherwise.
 
+   Options Database Keys:
++  -mat_type aijhybrid                    - sets the type in `MatSetFromOptions()`
+.  -mat_aijhybrid_num_threads <n>         - OpenMP threads per rank, see `MatAIJHybridSetNumThreads()`
+.  -mat_aijhybrid_mode <auto,vector,task> - overlap of the halo exchange with computation, see `MatAIJHybridSetMode()`
+.  -mat_aijhybrid_partition <rows,nnz,diffusion,optimal> - thread partition of the rows, see `MatAIJHybridSetPartitionType()`
+.  -mat_aijhybrid_row_cost <c>            - cost of a row in nonzeros for the balanced partitions, see `MatAIJHybridSetRowCost()`
+.  -mat_aijhybrid_diffusion_tol <tol>     - diffusion partition tolerance, see `MatAIJHybridSetDiffusion()`
+.  -mat_aijhybrid_diffusion_max_it <n>    - diffusion partition sweeps, see `MatAIJHybridSetDiffusion()`
+.  -mat_aijhybrid_first_touch <bool>      - multiply copies placed by the threads, see `MatAIJHybridSetFirstTouch()`
+.  -mat_aijhybrid_prefetch <d>            - software prefetch distance, or -1 for measured, see `MatAIJHybridSetPrefetch()`
+.  -mat_aijhybrid_task_share <s>          - thread 0's share of the diagonal block in task mode, or -1 for measured, see `MatAIJHybridSetTaskShare()`
+.  -mat_aijhybrid_node_aware <bool>       - node-aware halo exchange, see `MatAIJHybridSetNodeAware()`
+.  -mat_aijhybrid_node_size <k>           - emulated nodes of k ranks for it, see `MatAIJHybridSetNodeSize()`
+.  -mat_aijhybrid_sor_serial <bool>       - `MatSOR()` runs AIJ's serial sweeps, see `MatAIJHybridSetSORSerial()`
+-  -mat_aijhybrid_factor_check <bool>     - (debugging) compare every threaded triangular solve with PETSc's, see `MatAIJHybridGetFactorInfo()`
+
    Level: beginner
+
+   Notes:
+   What each option accepts and its default are listed once, in the options table of the README
+   (generated from the table in `src/mat/options.c`, which also produces the `-help` lines and checks
+   the values), and by `PetscAIJHybridOptionsView()`. A bad value, or an unknown
+   `-mat_aijhybrid_` name, makes `MatSetFromOptions()` fail with a message naming the option before
+   any option is applied; an option of the family that no matrix reads is reported at `PetscFinalize()`.
+
+.seealso: `MatAIJHybridSetNumThreads()`, `MatAIJHybridSetMode()`, `PetscAIJHybridOptionsView()`
 M*/
 #define MATAIJHYBRID    "aijhybrid"
 #define MATSEQAIJHYBRID "seqaijhybrid"
@@ -88,6 +113,7 @@ typedef struct {
 
 PETSC_EXTERN PetscErrorCode MatAIJHybridInitializePackage(void);
 PETSC_EXTERN PetscErrorCode MatAIJHybridFinalizePackage(void);
+PETSC_EXTERN PetscErrorCode PetscAIJHybridOptionsView(PetscViewer);
 
 PETSC_EXTERN PetscErrorCode MatAIJHybridSetNumThreads(Mat, PetscInt);
 PETSC_EXTERN PetscErrorCode MatAIJHybridGetNumThreads(Mat, PetscInt *);

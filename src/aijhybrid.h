@@ -204,8 +204,6 @@ PETSC_INTERN PetscErrorCode MatAIJHybridUntagBlock(Mat);
 PETSC_INTERN PetscErrorCode MatGetDiagonalBlock_AIJHybrid(Mat, Mat *);
 PETSC_INTERN PetscErrorCode MatAIJHybridMPIGhosts(Mat, const PetscScalar[], Mat *, Mat *, PetscScalar **);
 
-/* option values that are no number (src/mat/optcheck.c) */
-PETSC_INTERN PetscErrorCode MatAIJHybridCheckOptionValues(Mat);
 
 /* type constructors and converters */
 PETSC_INTERN PetscErrorCode MatCreate_SeqAIJHybrid(Mat);
@@ -215,6 +213,9 @@ PETSC_INTERN PetscErrorCode MatAIJHybridGetContext(Mat, Mat_AIJHybrid **);
 PETSC_INTERN PetscErrorCode MatConvert_AIJ_AIJHybrid(Mat, MatType, MatReuse, Mat *);
 PETSC_INTERN PetscErrorCode MatConvert_AIJHybrid_AIJ(Mat, MatType, MatReuse, Mat *);
 PETSC_INTERN const AIJHybridTypeInfo AIJHybridSeqInfo, AIJHybridMPIInfo;
+
+/* the -mat_aijhybrid_* options (src/mat/options.c; the mechanism: src/options/optiontable.h) */
+PETSC_INTERN const struct AIJHybridOptionTable_s MatAIJHybridOptionTable;
 
 
 #endif

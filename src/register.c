@@ -7,6 +7,7 @@
 #include "vec/vechybrid.h"
 #include "sf/sfnodeaware.h"
 #include "factor/factor.h"
+#include "options/optiontable.h"
 
 PetscLogEvent MATAIJHYBRID_Partition, MATAIJHYBRID_HaloBegin, MATAIJHYBRID_HaloEnd, MATAIJHYBRID_Mult, MATAIJHYBRID_Transpose;
 PetscLogEvent MATAIJHYBRID_SOR;
@@ -25,6 +26,8 @@ PetscErrorCode MatAIJHybridFinalizePackage(void)
 {
   PetscFunctionBegin;
   MatAIJHybridPackageInitialized = PETSC_FALSE;
+  PetscCall(AIJHybridOptionsReportUnused()); /* a -mat_aijhybrid_* (or other family's) option no object read */
+  PetscCall(AIJHybridOptionTablesReset());
   PetscCall(AIJHybridThreadsFinalize());
   PetscCall(VecHybridStandardFinalize());
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -51,7 +54,6 @@ PetscErrorCode MatAIJHybridFinalizePackage(void)
 PetscErrorCode MatAIJHybridInitializePackage(void)
 {
   int       initialized;
-  PetscBool standard = PETSC_FALSE;
 
   PetscFunctionBegin;
   if (MatAIJHybridPackageInitialized) PetscFunctionReturn(PETSC_SUCCESS);
@@ -64,9 +66,12 @@ PetscErrorCode MatAIJHybridInitializePackage(void)
   PetscCall(VecRegister(VECHYBRID, VecCreate_Hybrid));
   PetscCall(VecRegister(VECSEQHYBRID, VecCreate_SeqHybrid));
   PetscCall(VecRegister(VECMPIHYBRID, VecCreate_MPIHybrid));
-  PetscCall(PetscOptionsGetBool(NULL, NULL, "-vec_hybrid_standard", &standard, NULL));
-  if (standard) PetscCall(VecHybridSetStandard(PETSC_TRUE));
+  PetscCall(VecHybridStandardFromOptions()); /* -vec_hybrid_standard */
   PetscCall(PetscSFNodeAwareInitializePackage());
+  /* the option tables of the types (src/options/optiontable.h): one line per table */
+  PetscCall(AIJHybridOptionTableRegister(&MatAIJHybridOptionTable));
+  PetscCall(AIJHybridOptionTableRegister(&VecHybridOptionTable));
+  PetscCall(AIJHybridOptionTableRegister(&PetscSFNodeAwareOptionTable));
   PetscCall(PetscLogEventRegister("AIJHybPartition", MAT_CLASSID, &MATAIJHYBRID_Partition));
   PetscCall(PetscLogEventRegister("AIJHybHaloBegin", MAT_CLASSID, &MATAIJHYBRID_HaloBegin));
   PetscCall(PetscLogEventRegister("AIJHybHaloEnd", MAT_CLASSID, &MATAIJHYBRID_HaloEnd));

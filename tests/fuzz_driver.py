@@ -34,7 +34,7 @@ sys.path.insert(0, str(HERE))
 import mpirun  # noqa: E402
 
 REGRESSIONS = HERE / "fuzz_regressions"
-BUILD = Path(os.environ.get("AIJHYBRID_BUILD", HERE.parent / "build"))
+BUILD = mpirun.BUILD
 POOL_THREADS = 3  # OMP_NUM_THREADS of the workers; cases set 1..3 threads per matrix
 CASE_TIMEOUT = 120
 
@@ -49,12 +49,16 @@ OPTIONAL_DIMENSIONS = [
 
 
 def available_options():
-    """the -mat_aijhybrid_* options -help lists (examples/ex1 calls MatSetFromOptions)"""
+    """the -mat_aijhybrid_* options -help lists (examples/ex1 calls MatSetFromOptions). Fails, never
+    returns an empty set silently: a -help that cannot be read would make the optional dimensions vanish."""
     exe = BUILD / "examples" / "ex1"
     if not exe.exists():
-        return set()
+        raise RuntimeError("%s not built (make examples): the fuzzer reads the options from its -help" % exe)
     run = mpirun.run([exe, "-n", "2", "-mat_type", "aijhybrid", "-help"], ranks=1, threads=1, timeout=60)
-    return {w.split("<")[0].rstrip(":") for w in run.output.split() if w.startswith("-mat_aijhybrid_")}
+    found = {w.split("<")[0].rstrip(":") for w in run.output.split() if w.startswith("-mat_aijhybrid_")}
+    if run.rc != 0 or "-mat_aijhybrid_num_threads" not in found:
+        raise RuntimeError("cannot read the options from -help of %s:\n%s" % (exe, run.describe()))
+    return found
 
 
 # ------------------------------------------------------------------------------------------------
@@ -203,9 +207,14 @@ class Pool:
         self.workers = {}
         self.count = {}
         self.stats = {"products": 0, "partitions": 0, "max_rel_err": 0.0, "reassembly_steps": 0, "vector_ops": 0, "solves": 0}
+        self.drawn = {}  # optional dimension key -> values drawn in the configurations of the cases run
 
     def run(self, case):
         r = case["ranks"]
+        for c in (case.get("config", {}), case.get("alt", {})):
+            for key, value in c.items():
+                if key.startswith("opt_"):
+                    self.drawn.setdefault(key, set()).add(value)
         w = self.workers.get(r)
         if w is None or not w.alive():
             w = self.workers[r] = Worker(r)
@@ -275,6 +284,27 @@ def save_regression(failure, note="found by make fuzz"):
     return path
 
 
+def summary(n, failure, pool, seed, examples, ranks, dims, elapsed):
+    """the record of a run (make records, CI): what was run and what was checked"""
+    return {
+        "seed": seed,
+        "examples": examples,
+        "cases": n,
+        "ranks": list(ranks),
+        "cases_by_ranks": {str(k): v for k, v in sorted(pool.count.items())},
+        "optional_dimensions": dims,
+        "optional_drawn": {k: sorted(v) for k, v in sorted(pool.drawn.items())},
+        "products": pool.stats["products"],
+        "partitions": pool.stats["partitions"],
+        "reassembly_steps": pool.stats["reassembly_steps"],
+        "vector_ops": pool.stats["vector_ops"],
+        "solves": pool.stats["solves"],
+        "max_rel_err": pool.stats["max_rel_err"],
+        "failure": None if failure is None else {"case": failure["case"], "error": failure["error"][:4000]},
+        "seconds": round(elapsed, 1),
+    }
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--examples", type=int, default=400)
@@ -282,6 +312,7 @@ def main():
     ap.add_argument("--seed", type=int, default=None, help="default: time-based (printed)")
     ap.add_argument("--save", action="store_true", default=True, help="write a shrunk failure to tests/fuzz_regressions/ (default)")
     ap.add_argument("--no-save", dest="save", action="store_false")
+    ap.add_argument("--json", default=None, help="write the summary of the run (seed, counts, checks) here")
     ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args()
     seed = args.seed if args.seed is not None else int(time.time())
@@ -296,10 +327,18 @@ def main():
         pool.close()
     el = time.time() - t0
     print("fuzz: %d cases run (by ranks: %s) in %.0f s; %d products and %d partitions checked, %d reassembly steps, %d vector operations, %d solves, max relative error %.3g" % (n, dict(sorted(pool.count.items())), el, pool.stats["products"], pool.stats["partitions"], pool.stats["reassembly_steps"], pool.stats["vector_ops"], pool.stats["solves"], pool.stats["max_rel_err"]))
+    print("fuzz: optional dimensions drawn: %s" % ", ".join("%s %s" % (k, sorted(v)) for k, v in sorted(pool.drawn.items())))
+    missing = [key for opt, key, _ in OPTIONAL_DIMENSIONS if opt in options and key not in pool.drawn]
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(summary(n, failure, pool, seed, args.examples, args.ranks, dims, el), indent=1, sort_keys=True) + "\n")
     if failure:
         print("fuzz: FAILURE (shrunk case):\n%s\n%s" % (json.dumps(failure["case"], sort_keys=True), failure["error"]))
         if args.save:
             print("fuzz: saved as %s (replayed by make test)" % save_regression(failure))
+        return 1
+    if missing and n >= 50:
+        print("fuzz: FAILURE: optional dimensions listed by -help but never drawn: %s" % ", ".join(missing))
         return 1
     print("fuzz: no failure")
     return 0

@@ -39,6 +39,16 @@ def test_fuzz_quick_fixed_seed():
     assert pool.stats["reassembly_steps"] > 0 and pool.stats["partitions"] > 0, pool.stats
     assert pool.stats["max_rel_err"] <= 1e-13, pool.stats
     assert pool.stats["vector_ops"] > QUICK_EXAMPLES and pool.stats["solves"] > 0, pool.stats  # every case draws vector operations
+    # every optional dimension was drawn, with more than one value (they are all built in: a -help
+    # that could not be read would have made them vanish)
+    want = {key for _, key, _ in fuzz_driver.OPTIONAL_DIMENSIONS}
+    assert set(pool.drawn) == want, (sorted(pool.drawn), sorted(want))
+    assert all(len(v) >= 2 for v in pool.drawn.values()), pool.drawn
+
+
+def test_fuzz_reads_every_optional_option_from_help():
+    options = fuzz_driver.available_options()
+    assert {opt for opt, _, _ in fuzz_driver.OPTIONAL_DIMENSIONS} <= options, sorted(options)
 
 
 def test_corpus_covers_every_rank_count():

@@ -20,7 +20,7 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 HARNESS = os.path.join(HERE, "harness", "harness.py")
-LIB = os.environ.get("AIJHYBRID_LIB") or os.path.join(os.environ.get("AIJHYBRID_BUILD") or os.path.join(REPO, "build"), "lib", "libpetscaijhybrid.so")
+LIB = os.environ.get("AIJHYBRID_LIB") or os.path.join(os.environ.get("AIJHYBRID_BUILD") or os.path.join(REPO, "build"), "lib", "libpetscaijhybrid.so")  # as tests/mpirun.py
 PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
 TIMEOUT = 1800
 

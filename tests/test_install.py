@@ -15,7 +15,8 @@ def test_make_install(tmp_path):
     env = dict(os.environ)
     env.pop("AIJHYBRID_LIB", None)
     env.pop("AIJHYBRID_BUILD", None)
-    r = subprocess.run(["make", "-C", REPO, "install", "PREFIX=" + prefix], capture_output=True, text=True, env=env, timeout=600)
+    # this build's library (flavours and other PETSc builds have their own BUILD; never relink another)
+    r = subprocess.run(["make", "-C", REPO, "install", "PREFIX=" + prefix, "BUILD=" + str(mpirun.BUILD)], capture_output=True, text=True, env=env, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
     for f in ("lib/libpetscaijhybrid.so", "include/petscaijhybrid.h", "lib/pkgconfig/petscaijhybrid.pc",
               "lib/python3/dist-packages/petsc_aijhybrid/__init__.py"):
@@ -51,7 +52,7 @@ def test_make_install(tmp_path):
     code = ("from petsc_aijhybrid import matrices; from petsc_aijhybrid.bench import config, stream\n"
             "A = matrices.create('poisson7', 1000); cfg = config.load('quick')\n"
             "print(A.getSize()[0], cfg['name'], config.CONFIG_DIR, stream.SOURCE.is_file())")
-    py = subprocess.run(["/usr/bin/python3", "-c", code], capture_output=True, text=True, env=env, cwd=str(tmp_path), timeout=120)
+    py = subprocess.run([mpirun.PYTHON, "-c", code], capture_output=True, text=True, env=env, cwd=str(tmp_path), timeout=120)
     assert py.returncode == 0, py.stdout + py.stderr
     out = py.stdout.split()
     assert out[0] == "1000" and out[1] == "quick" and out[2].startswith(prefix) and out[3] == "True", py.stdout

@@ -27,7 +27,7 @@ from conftest import RANKS, THREADS, cached_worker
 
 pytestmark = pytest.mark.mpi
 
-BUILD = os.environ.get("AIJHYBRID_BUILD", os.path.join(os.path.dirname(__file__), "..", "build"))
+BUILD = str(mpirun.BUILD)  # this build (AIJHYBRID_BUILD)
 N_PRODUCT_CASES = 7
 
 

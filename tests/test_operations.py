@@ -29,6 +29,17 @@ CHECKS = [
     "ksp",
     "dmda",
 ]
+def _petsc_minor():
+    import os
+
+    d = os.environ.get("PETSC_DIR") or "/usr/lib/petsc"
+    for h in (os.path.join(d, "include", "petscversion.h"), os.path.join(d, os.environ.get("PETSC_ARCH") or "", "include", "petscversion.h")):
+        if os.path.exists(h):
+            return int(re.search(r"#define PETSC_VERSION_MINOR\s+(\d+)", open(h).read()).group(1))
+    return None
+
+
+PETSC_MINOR = _petsc_minor()
 LEAK_LINE = re.compile(r"^\[\s*\d+\]\s*\d+ bytes ", re.M)
 
 
@@ -42,6 +53,11 @@ def test_operation(ranks, check):
     res = ops(ranks).check()
     assert set(res["checks"]) == set(CHECKS)
     assert res["checks"][check] == "ok", res["checks"][check]
+    if check == "convert_other_types":
+        # a conversion of PETSc's own aij that does not reproduce aij's products is tolerated only
+        # where it is known: PETSc 3.20-3.22 (3.20.5, 3.22.5 seen; 3.18, 3.26 right) MPIAIJ -> MPISELL at 4 ranks with a rank owning no rows
+        wrong = res["info"].get("petsc_conversion_wrong", [])
+        assert not wrong or (PETSC_MINOR in (20, 21, 22) and ranks == 4 and all(w.startswith("aij to sell") for w in wrong)), wrong
 
 
 @pytest.mark.parametrize("ranks", RANKS)

@@ -20,7 +20,7 @@ def test_help_lists_every_option():
     """-help of a C application (examples/ex1, which calls MatSetFromOptions) lists every option
     with its valid values. (petsc4py 3.18 does not print Mat options for -help given through
     petsc4py.init, so the C example is used.)"""
-    exe = os.path.join(os.environ.get("AIJHYBRID_BUILD", os.path.join(os.path.dirname(__file__), "..", "build")), "examples", "ex1")
+    exe = str(mpirun.BUILD / "examples" / "ex1")
     assert os.path.exists(exe), "build the examples first: make examples"
     run = mpirun.run([exe, "-n", "4", "-mat_type", "aijhybrid", "-help"], ranks=1, threads=1)
     out = run.output

@@ -11,7 +11,7 @@ import pytest
 
 import mpirun
 
-BUILD = os.environ.get("AIJHYBRID_BUILD", os.path.join(os.path.dirname(__file__), "..", "build"))
+BUILD = str(mpirun.BUILD)  # this build (AIJHYBRID_BUILD): flavours and other PETSc builds have their own
 
 
 def test_partitioners():

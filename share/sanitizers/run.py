@@ -3,7 +3,11 @@
 under AddressSanitizer + UndefinedBehaviorSanitizer, valgrind memcheck (and PETSc's -malloc_debug
 -malloc_dump), and ThreadSanitizer with LLVM's OpenMP runtime and its archer tool.
 
-usage: run.py asan|valgrind|races --build DIR [--only SUBSTRING] [--json FILE]
+usage: run.py asan|valgrind|races --build DIR [--ci] [--only SUBSTRING] [--json FILE]
+
+--ci: the subset CI runs (README, "Records and CI"): the product stress test and the examples (ex1
+task and vector, ex2) at 1 and 2 ranks, and for races the task-mode runs with 3 threads; valgrind:
+memcheck of the stress test and ex1 (task) at 1 and 2 ranks. The canaries run in both.
 
 Each run is an mpiexec launch (1 or 2 ranks, OMP_NUM_THREADS=2 or 3, --bind-to none) of a program
 built in DIR. A run passes when it exits 0, prints its success line, and the output holds no
@@ -35,8 +39,12 @@ SANITIZER_REPORT = re.compile(r"ERROR: (AddressSanitizer|LeakSanitizer)|runtime 
 PETSC_LEAK = re.compile(r"^\s*\[\s*\d+\]\s*\d+ bytes", re.M)
 
 
-def programs(build, small):
-    """(name, argv, ranks, threads, success text) of the C-level tests and examples."""
+CI_PROGRAMS = ("products_stress", "ex1 task", "ex1 vector", "ex2")
+CI_VALGRIND = ("products_stress", "ex1 task")
+
+
+def programs(build, small, ci=False):
+    """(name, argv, ranks, threads, success text) of the C-level tests and examples (ci: the CI subset)."""
     t, e = Path(build) / "tests", Path(build) / "examples"
     n_stress = ["-n", "24", "-rounds", "1", "-max_threads", "2"] if small else ["-n", "40", "-rounds", "2"]
     n_ex = "6" if small else "8"
@@ -57,6 +65,8 @@ def programs(build, small):
                 ("retype_after_setup", [t / "retype_after_setup", "-mat_type", "aijhybrid"], r, 2, "MatMult matches aij"),
                 ("thread_single", [t / "thread_single", "-mat_view", "::ascii_info"], r, 2, "products match aij"),
             ]
+    if ci:
+        runs = [x for x in runs if x[0] in (CI_VALGRIND if small else CI_PROGRAMS)]
     return runs
 
 
@@ -116,7 +126,7 @@ class Runner:
 
     def summary(self, json_path, tools):
         print("%s: %d run(s), %d failed" % (self.kind, len(self.results), self.failed))
-        doc = {"kind": self.kind, "tools": tools, "host": platform.node(), "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "failed": self.failed, "runs": self.results}
+        doc = {"kind": self.kind, "subset": "ci" if getattr(self, "ci", False) else "all", "tools": tools, "host": platform.node(), "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "failed": self.failed, "runs": self.results}
         Path(json_path).parent.mkdir(parents=True, exist_ok=True)
         Path(json_path).write_text(json.dumps(doc, indent=1) + "\n")
         return 1 if self.failed else 0
@@ -131,6 +141,7 @@ def tool_version(cmd):
 
 def asan(args):
     r = Runner("asan", args.build, args.only)
+    r.ci = args.ci
     gcc = shutil.which("gcc")
     libasan = subprocess.run([gcc, "-print-file-name=libasan.so"], capture_output=True, text=True).stdout.strip()
     nodlclose = r.build / "lib" / "libnodlclose.so"
@@ -147,13 +158,14 @@ def asan(args):
     # libasan first in the ranks' initial library list, and component libraries kept mapped until the
     # leak check; passed with -x so that mpiexec itself (not instrumented) is left alone
     mpi_args = ["-x", "LD_PRELOAD=%s:%s" % (libasan, nodlclose)]
-    for name, argv, ranks, threads, expect in programs(args.build, small=False):
+    for name, argv, ranks, threads, expect in programs(args.build, small=False, ci=args.ci):
         r.launch(name, argv, ranks, threads, expect, env, mpi_args)
     return r.summary(args.json or r.build / "hardening-asan.json", {"gcc": tool_version([gcc, "--version"]), "libasan": libasan})
 
 
 def valgrind(args):
     r = Runner("valgrind", args.build, args.only)
+    r.ci = args.ci
     vg = shutil.which("valgrind")
     if not vg:
         print("valgrind not found: bash share/setup.sh installs it")
@@ -169,7 +181,7 @@ def valgrind(args):
         bad = [int(x) for x in m if int(x) > 0]
         return ["memcheck: %s error(s)" % sum(bad)] if bad or not m else []
 
-    for name, argv, ranks, threads, expect in programs(args.build, small=True):
+    for name, argv, ranks, threads, expect in programs(args.build, small=True, ci=args.ci):
         r.launch("memcheck " + name, vg_cmd + [str(a) for a in argv], ranks, threads, expect, {}, extra_check=vg_check, timeout=1800)
 
     # the Python layer: the fuzz worker on the regression corpus at its rank counts (valgrind on this
@@ -182,7 +194,7 @@ def valgrind(args):
             return ["no result from the fuzz worker"]
         return ["case %s: %s" % (k, v.get("error", v["status"])[:500]) for k, v in result["cases"].items() if v["status"] != "ok"]
 
-    for ranks in (1, 2, 4):
+    for ranks in () if args.ci else (1, 2, 4):
         cases = [c for c in corpus if c["ranks"] == ranks]
         path = r.build / "tests" / ("valgrind-corpus-%d.json" % ranks)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -194,13 +206,14 @@ def valgrind(args):
         leaks = PETSC_LEAK.findall(out)
         return ["PETSc -malloc_dump: %d unfreed block(s)" % len(leaks)] if leaks else []
 
-    for name, argv, ranks, threads, expect in programs(args.build, small=False):
+    for name, argv, ranks, threads, expect in () if args.ci else programs(args.build, small=False):
         r.launch("malloc_dump " + name, argv + ["-malloc_debug", "-malloc_dump"], ranks, threads, expect, {}, extra_check=petsc_leaks)
     return r.summary(args.json or r.build / "hardening-valgrind.json", {"valgrind": tool_version([vg, "--version"])})
 
 
 def races(args):
     r = Runner("races", args.build, args.only)
+    r.ci = args.ci
     clang = shutil.which("clang")
     if not clang or not Path(ARCHER).exists():
         print("clang or %s missing: bash share/setup.sh installs clang and libomp-dev" % ARCHER)
@@ -216,7 +229,7 @@ def races(args):
     def archer_on(out):
         return [] if "Archer detected OpenMP application with TSan" in out else ["archer did not attach (OMP_TOOL_LIBRARIES)"]
 
-    for name, argv, ranks, threads, expect in programs(args.build, small=False):
+    for name, argv, ranks, threads, expect in programs(args.build, small=False, ci=args.ci):
         if name != "test_partition":  # sequential, no OpenMP region: nothing for archer
             r.launch(name, argv, ranks, threads, expect, env, extra_check=archer_on)
     # task mode with three threads (thread 0 in MPI while threads 1 and 2 multiply)
@@ -231,6 +244,7 @@ def main():
     ap.add_argument("kind", choices=("asan", "valgrind", "races"))
     ap.add_argument("--build", required=True)
     ap.add_argument("--only", default=None, help="run only the runs whose name contains this")
+    ap.add_argument("--ci", action="store_true", help="the CI subset: the stress test and the examples")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
     return {"asan": asan, "valgrind": valgrind, "races": races}[args.kind](args)

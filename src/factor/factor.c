@@ -678,6 +678,10 @@ static PetscErrorCode MatGetFactor_AIJHybrid(Mat A, MatFactorType ftype, Mat *F)
          `inode` (the arithmetic of PETSc's inode solve), `builds` and `build_time` (level schedules
          built for this factor, seconds of the last build)
 
+  Options Database Key:
+. -mat_aijhybrid_factor_check - (debugging) every threaded solve is compared with PETSc's own solve,
+                                which must give the same bits; read when the factor is made
+
   Level: intermediate
 
   Note:

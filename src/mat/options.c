@@ -2,54 +2,83 @@
    Options of the aijhybrid types: -mat_aijhybrid_* and the Set/Get functions of the public API.
 */
 #include "../aijhybrid.h"
+#include "../options/optiontable.h"
 
 const char *const MatAIJHybridModes[]          = {"auto", "vector", "task", "MatAIJHybridMode", "MAT_AIJHYBRID_MODE_", NULL};
 const char *const MatAIJHybridPartitionTypes[] = {"rows", "nnz", "diffusion", "optimal", "MatAIJHybridPartitionType", "MAT_AIJHYBRID_PARTITION_", NULL};
 
+/*
+  The -mat_aijhybrid_* options, each described once (src/options/optiontable.h): the README's options
+  table and the manual pages are tested against this list. The defaults stated here are those of
+  MatAIJHybridContextCreate() (src/mat/context.c); a test compares them with what -help shows.
+*/
+enum {
+  OPT_NUM_THREADS,
+  OPT_MODE,
+  OPT_PARTITION,
+  OPT_ROW_COST,
+  OPT_DIFFUSION_TOL,
+  OPT_DIFFUSION_MAX_IT,
+  OPT_FIRST_TOUCH,
+  OPT_PREFETCH,
+  OPT_TASK_SHARE,
+  OPT_NODE_AWARE,
+  OPT_NODE_SIZE,
+  OPT_SOR_SERIAL,
+  OPT_FACTOR_CHECK,
+  OPT_COUNT
+};
+
+static const AIJHybridOption MatAIJHybridOptionList[OPT_COUNT] = {
+  [OPT_NUM_THREADS]      = {"mat_aijhybrid_num_threads", AIJHYBRID_OPTION_INT, 1, 4096, 2, {PETSC_DECIDE, PETSC_DEFAULT}, NULL, "an integer from 1 to 4096, or -1 (PETSC_DECIDE) for the default", "OMP_NUM_THREADS; unset: the cores of the node / the ranks on it", "OpenMP threads per MPI rank for products", "MatAIJHybridSetNumThreads"},
+  [OPT_MODE]             = {"mat_aijhybrid_mode", AIJHYBRID_OPTION_ENUM, 0, 0, 0, {0, 0}, MatAIJHybridModes, "one of auto, vector, task", "auto (task with threads and an off-process part, else vector)", "Overlap of the halo exchange with computation", "MatAIJHybridSetMode"},
+  [OPT_PARTITION]        = {"mat_aijhybrid_partition", AIJHYBRID_OPTION_ENUM, 0, 0, 0, {0, 0}, MatAIJHybridPartitionTypes, "one of rows, nnz, diffusion, optimal", "nnz", "Thread partition of the rows", "MatAIJHybridSetPartitionType"},
+  [OPT_ROW_COST]         = {"mat_aijhybrid_row_cost", AIJHYBRID_OPTION_REAL, 0, PETSC_MAX_REAL, 0, {0, 0}, NULL, "a finite real >= 0", "2", "Cost of one row in units of one nonzero, for the balanced partitions", "MatAIJHybridSetRowCost"},
+  [OPT_DIFFUSION_TOL]    = {"mat_aijhybrid_diffusion_tol", AIJHYBRID_OPTION_REAL, 0, PETSC_MAX_REAL, 0, {0, 0}, NULL, "a finite real >= 0", "0.01", "Diffusion partition: stop when max/mean cost <= 1 + tol", "MatAIJHybridSetDiffusion"},
+  [OPT_DIFFUSION_MAX_IT] = {"mat_aijhybrid_diffusion_max_it", AIJHYBRID_OPTION_INT, 0, PETSC_MAX_INT, 0, {0, 0}, NULL, "an integer >= 0", "50", "Diffusion partition: maximum number of sweeps", "MatAIJHybridSetDiffusion"},
+  [OPT_FIRST_TOUCH]      = {"mat_aijhybrid_first_touch", AIJHYBRID_OPTION_BOOL, 0, 0, 0, {0, 0}, NULL, "a boolean (true, false, yes, no, on, off, 1, 0; no value: true)", "false", "Multiply copies of the blocks first touched by the threads that read them (NUMA placement; doubles the matrix memory)", "MatAIJHybridSetFirstTouch"},
+  [OPT_PREFETCH]         = {"mat_aijhybrid_prefetch", AIJHYBRID_OPTION_INT, 0, AIJHYBRID_PREFETCH_MAX, 2, {PETSC_DECIDE, PETSC_DEFAULT}, NULL, "an integer from 0 (none) to 1048576 nonzeros, or -1 for measured", "-1 (measured per rank: 512 or none)", "Software prefetch distance of the forward products in nonzeros, 0 for none, or -1 to choose it from measured products", "MatAIJHybridSetPrefetch"},
+  [OPT_TASK_SHARE]       = {"mat_aijhybrid_task_share", AIJHYBRID_OPTION_REAL, 0, 1, 1, {PETSC_DETERMINE, 0}, NULL, "a real from 0 to 1, or -1 to size it from measured times", "-1 (measured)", "Task mode: share of an equal part of the diagonal block thread 0 multiplies after the halo exchange, 0 to 1, or -1 to size it from measured times", "MatAIJHybridSetTaskShare"},
+  [OPT_NODE_AWARE]       = {"mat_aijhybrid_node_aware", AIJHYBRID_OPTION_BOOL, 0, 0, 0, {0, 0}, NULL, "a boolean (true, false, yes, no, on, off, 1, 0; no value: true)", "false (the halo PetscSF's type is what -sf_type says, default basic)", "Node-aware halo exchange (PetscSF type nodeaware): one inter-node message per ordered node pair, gathered and redistributed on the nodes", "MatAIJHybridSetNodeAware"},
+  [OPT_NODE_SIZE]        = {"mat_aijhybrid_node_size", AIJHYBRID_OPTION_INT, 0, PETSC_MAX_INT, 2, {PETSC_DECIDE, PETSC_DEFAULT}, NULL, "an integer >= 1, or 0 for the node-aware PetscSF's own choice", "0 (the PetscSF's -sf_nodeaware_node_size, else the nodes MPI_COMM_TYPE_SHARED finds)", "Emulate nodes of k consecutive ranks for the node-aware exchange (0: the PetscSF's -sf_nodeaware_node_size, else nodes from MPI_COMM_TYPE_SHARED)", "MatAIJHybridSetNodeSize"},
+  [OPT_SOR_SERIAL]       = {"mat_aijhybrid_sor_serial", AIJHYBRID_OPTION_BOOL, 0, 0, 0, {0, 0}, NULL, "a boolean (true, false, yes, no, on, off, 1, 0; no value: true)", "false (thread-local sweeps)", "MatSOR runs AIJ's serial sweeps instead of thread-local ones (each thread's rows swept with the other threads' values from the previous sweep)", "MatAIJHybridSetSORSerial"},
+  [OPT_FACTOR_CHECK]     = {"mat_aijhybrid_factor_check", AIJHYBRID_OPTION_BOOL, 0, 0, 0, {0, 0}, NULL, "a boolean (true, false, yes, no, on, off, 1, 0; no value: true)", "false", "Debugging: compare every threaded triangular solve of an ILU/ICC factor with PETSc's own (read when the factor is made)", "MatAIJHybridGetFactorInfo"},
+};
+
+const struct AIJHybridOptionTable_s MatAIJHybridOptionTable = {"mat_aijhybrid_", "AIJHybrid options (hybrid MPI/OpenMP products)", "-mat_type aijhybrid", "MATAIJHYBRID", OPT_COUNT, MatAIJHybridOptionList};
+
 PetscErrorCode MatAIJHybridSetFromOptions_Private(Mat A, AIJHybridOptionItems PetscOptionsObject, Mat_AIJHybrid *ctx)
 {
-  PetscInt  nthreads = ctx->params.nthreads, maxit = ctx->params.diffusion_max_it;
-  PetscEnum type     = (PetscEnum)ctx->params.type, mode;
-  PetscReal rc = ctx->params.row_cost, tol = ctx->params.diffusion_tol, share = ctx->task_share;
-  PetscBool set, ft;
+  AIJHybridOptionValue v[OPT_COUNT] = {{PETSC_FALSE, 0, 0}};
 
   PetscFunctionBegin;
-  PetscCall(MatAIJHybridCheckOptionValues(A)); /* src/mat/optcheck.c: values that are no number, named with the option */
-  PetscOptionsHeadBegin(PetscOptionsObject, "AIJHybrid options (hybrid MPI/OpenMP products)");
-  PetscCall(PetscOptionsInt("-mat_aijhybrid_num_threads", "OpenMP threads per MPI rank for products (default: OMP_NUM_THREADS; unset: cores of the node / ranks on it)", "MatAIJHybridSetNumThreads", nthreads, &nthreads, &set));
-  if (set) PetscCall(MatAIJHybridSetNumThreads(A, nthreads));
-  PetscCall(PetscOptionsEnum("-mat_aijhybrid_mode", "Overlap of the halo exchange with computation", "MatAIJHybridSetMode", MatAIJHybridModes, (PetscEnum)ctx->mode, &mode, &set));
-  if (set) PetscCall(MatAIJHybridSetMode(A, (MatAIJHybridMode)mode));
-  PetscCall(PetscOptionsEnum("-mat_aijhybrid_partition", "Thread partition of the rows", "MatAIJHybridSetPartitionType", MatAIJHybridPartitionTypes, type, &type, &set));
-  if (set) PetscCall(MatAIJHybridSetPartitionType(A, (MatAIJHybridPartitionType)type));
-  PetscCall(PetscOptionsReal("-mat_aijhybrid_row_cost", "Cost of one row in units of one nonzero, for the balanced partitions", "MatAIJHybridSetRowCost", rc, &rc, &set));
-  if (set) PetscCall(MatAIJHybridSetRowCost(A, rc));
-  PetscCall(PetscOptionsReal("-mat_aijhybrid_diffusion_tol", "Diffusion partition: stop when max/mean cost <= 1 + tol", "MatAIJHybridSetDiffusion", tol, &tol, &set));
-  PetscCall(PetscOptionsInt("-mat_aijhybrid_diffusion_max_it", "Diffusion partition: maximum number of sweeps", "MatAIJHybridSetDiffusion", maxit, &maxit, &set));
-  PetscCall(MatAIJHybridSetDiffusion(A, tol, maxit));
-  PetscCall(PetscOptionsBool("-mat_aijhybrid_first_touch", "Multiply copies of the blocks first touched by the threads that read them (NUMA placement; doubles the matrix memory)", "MatAIJHybridSetFirstTouch", ctx->first_touch, &ft, &set));
-  if (set) PetscCall(MatAIJHybridSetFirstTouch(A, ft));
-  {
-    PetscInt pd = ctx->prefetch;
-    PetscCall(PetscOptionsInt("-mat_aijhybrid_prefetch", "Software prefetch distance of the forward products in nonzeros, 0 for none, or -1 to choose it from measured products", "MatAIJHybridSetPrefetch", pd, &pd, &set));
-    if (set) PetscCall(MatAIJHybridSetPrefetch(A, pd));
-  }
-  PetscCall(PetscOptionsReal("-mat_aijhybrid_task_share", "Task mode: share of an equal part of the diagonal block thread 0 multiplies after the halo exchange, 0 to 1, or -1 to size it from measured times", "MatAIJHybridSetTaskShare", share, &share, &set));
-  if (set) PetscCall(MatAIJHybridSetTaskShare(A, share));
-  { /* node-aware halo exchange */
-    PetscBool na = ctx->node_aware;
-    PetscInt  k  = ctx->node_size;
-    PetscCall(PetscOptionsBool("-mat_aijhybrid_node_aware", "Node-aware halo exchange (PetscSF type nodeaware): one inter-node message per ordered node pair, gathered and redistributed on the nodes", "MatAIJHybridSetNodeAware", na, &na, &set));
-    if (set) PetscCall(MatAIJHybridSetNodeAware(A, na));
-    PetscCall(PetscOptionsInt("-mat_aijhybrid_node_size", "Emulate nodes of k consecutive ranks for the node-aware exchange (0: the PetscSF's -sf_nodeaware_node_size, else nodes from MPI_COMM_TYPE_SHARED)", "MatAIJHybridSetNodeSize", k, &k, &set));
-    if (set) PetscCall(MatAIJHybridSetNodeSize(A, k));
-  }
-  { /* MatSOR (src/mat/sor.c) */
-    PetscBool serial = ctx->sor_serial;
-    PetscCall(PetscOptionsBool("-mat_aijhybrid_sor_serial", "MatSOR runs AIJ's serial sweeps instead of thread-local ones (each thread's rows swept with the other threads' values from the previous sweep)", "MatAIJHybridSetSORSerial", serial, &serial, &set));
-    if (set) PetscCall(MatAIJHybridSetSORSerial(A, serial));
-  }
-  PetscOptionsHeadEnd();
+  /* the current values, shown by -help */
+  v[OPT_NUM_THREADS].i      = ctx->params.nthreads;
+  v[OPT_MODE].i             = (PetscInt)ctx->mode;
+  v[OPT_PARTITION].i        = (PetscInt)ctx->params.type;
+  v[OPT_ROW_COST].r         = ctx->params.row_cost;
+  v[OPT_DIFFUSION_TOL].r    = ctx->params.diffusion_tol;
+  v[OPT_DIFFUSION_MAX_IT].i = ctx->params.diffusion_max_it;
+  v[OPT_FIRST_TOUCH].i      = ctx->first_touch;
+  v[OPT_PREFETCH].i         = ctx->prefetch;
+  v[OPT_TASK_SHARE].r       = ctx->task_share;
+  v[OPT_NODE_AWARE].i       = ctx->node_aware;
+  v[OPT_NODE_SIZE].i        = ctx->node_size;
+  v[OPT_SOR_SERIAL].i       = ctx->sor_serial;
+  v[OPT_FACTOR_CHECK].i     = 0; /* read by the factors themselves (src/factor/factor.c) when they are made */
+  /* every option read and checked before any is applied: a bad one leaves the matrix as it was */
+  PetscCall(AIJHybridOptionsProcess(PetscOptionsObject, (PetscObject)A, &MatAIJHybridOptionTable, v));
+  if (v[OPT_NUM_THREADS].set) PetscCall(MatAIJHybridSetNumThreads(A, v[OPT_NUM_THREADS].i));
+  if (v[OPT_MODE].set) PetscCall(MatAIJHybridSetMode(A, (MatAIJHybridMode)v[OPT_MODE].i));
+  if (v[OPT_PARTITION].set) PetscCall(MatAIJHybridSetPartitionType(A, (MatAIJHybridPartitionType)v[OPT_PARTITION].i));
+  if (v[OPT_ROW_COST].set) PetscCall(MatAIJHybridSetRowCost(A, v[OPT_ROW_COST].r));
+  if (v[OPT_DIFFUSION_TOL].set || v[OPT_DIFFUSION_MAX_IT].set) PetscCall(MatAIJHybridSetDiffusion(A, v[OPT_DIFFUSION_TOL].r, v[OPT_DIFFUSION_MAX_IT].i));
+  if (v[OPT_FIRST_TOUCH].set) PetscCall(MatAIJHybridSetFirstTouch(A, (PetscBool)v[OPT_FIRST_TOUCH].i));
+  if (v[OPT_PREFETCH].set) PetscCall(MatAIJHybridSetPrefetch(A, v[OPT_PREFETCH].i));
+  if (v[OPT_TASK_SHARE].set) PetscCall(MatAIJHybridSetTaskShare(A, v[OPT_TASK_SHARE].r));
+  if (v[OPT_NODE_AWARE].set) PetscCall(MatAIJHybridSetNodeAware(A, (PetscBool)v[OPT_NODE_AWARE].i));
+  if (v[OPT_NODE_SIZE].set) PetscCall(MatAIJHybridSetNodeSize(A, v[OPT_NODE_SIZE].i));
+  if (v[OPT_SOR_SERIAL].set) PetscCall(MatAIJHybridSetSORSerial(A, (PetscBool)v[OPT_SOR_SERIAL].i));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -244,17 +244,26 @@ static PetscErrorCode PetscSFDestroy_NodeAware(PetscSF sf)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the -sf_nodeaware_* options, each described once (src/options/optiontable.h) */
+enum {
+  SFNA_OPT_NODE_SIZE,
+  SFNA_OPT_COUNT
+};
+static const AIJHybridOption PetscSFNodeAwareOptionList[SFNA_OPT_COUNT] = {
+  [SFNA_OPT_NODE_SIZE] = {"sf_nodeaware_node_size", AIJHYBRID_OPTION_INT, 0, PETSC_MAX_INT, 0, {0, 0}, NULL, "an integer >= 1, or 0 for the nodes MPI_COMM_TYPE_SHARED finds", "0 (the nodes MPI_COMM_TYPE_SHARED finds)", "Emulate nodes of k consecutive ranks (0: the nodes MPI_COMM_TYPE_SHARED finds)", "PetscSFNodeAwareSetNodeSize"},
+};
+
+const struct AIJHybridOptionTable_s PetscSFNodeAwareOptionTable = {"sf_nodeaware_", "PetscSF node-aware options", "-sf_type nodeaware", "PETSCSFNODEAWARE", SFNA_OPT_COUNT, PetscSFNodeAwareOptionList};
+
 static PetscErrorCode PetscSFSetFromOptions_NodeAware(PetscSF sf, AIJHybridOptionItems PetscOptionsObject)
 {
-  PetscSF_NodeAware *na = (PetscSF_NodeAware *)sf->data;
-  PetscInt           k  = na->node_size;
-  PetscBool          set;
+  PetscSF_NodeAware   *na                 = (PetscSF_NodeAware *)sf->data;
+  AIJHybridOptionValue v[SFNA_OPT_COUNT] = {{PETSC_FALSE, 0, 0}};
 
   PetscFunctionBegin;
-  PetscOptionsHeadBegin(PetscOptionsObject, "PetscSF node-aware options");
-  PetscCall(PetscOptionsInt("-sf_nodeaware_node_size", "Emulate nodes of k consecutive ranks (0: the nodes MPI_COMM_TYPE_SHARED finds)", "PetscSFNodeAwareSetNodeSize", k, &k, &set));
-  if (set) PetscCall(PetscSFNodeAwareSetNodeSize(sf, k));
-  PetscOptionsHeadEnd();
+  v[SFNA_OPT_NODE_SIZE].i = na->node_size;
+  PetscCall(AIJHybridOptionsProcess(PetscOptionsObject, (PetscObject)sf, &PetscSFNodeAwareOptionTable, v));
+  if (v[SFNA_OPT_NODE_SIZE].set) PetscCall(PetscSFNodeAwareSetNodeSize(sf, v[SFNA_OPT_NODE_SIZE].i));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -117,3 +117,14 @@ PetscErrorCode VecHybridStandardFinalize(void)
   VecHybridStandard = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* -vec_hybrid_standard, read when the package is registered (checked as every option of the table) */
+PetscErrorCode VecHybridStandardFromOptions(void)
+{
+  AIJHybridOptionValue v;
+
+  PetscFunctionBegin;
+  PetscCall(AIJHybridOptionGet(NULL, NULL, &VecHybridOptionTable, VECHYBRID_OPT_STANDARD, &v));
+  if (v.set && v.i) PetscCall(VecHybridSetStandard(PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -283,21 +283,17 @@ static PetscErrorCode VecHybridComposeContext(Vec v, const Vec_Hybrid *from, Vec
       PetscCall(PetscArraycpy(ctx->bounds, from->bounds, from->nthreads + 1));
     }
   } else {
-    PetscOptions options = ((PetscObject)v)->options;
-    const char  *prefix  = ((PetscObject)v)->prefix;
-    PetscInt     T       = PETSC_DEFAULT, threshold = VECHYBRID_DEFAULT_THRESHOLD;
-    PetscBool    ft      = (PetscBool)(AIJHybridNumaDomains() > 1), set;
+    PetscOptions         options = ((PetscObject)v)->options;
+    const char          *prefix  = ((PetscObject)v)->prefix;
+    AIJHybridOptionValue T, threshold, ft;
 
-    PetscCall(PetscOptionsGetInt(options, prefix, "-vec_hybrid_num_threads", &T, &set));
-    PetscCall(VecHybridCheckNumThreads(v, T));
-    ctx->nthreads_set = (PetscBool)(set && T >= 1);
-    ctx->nthreads     = ctx->nthreads_set ? T : AIJHybridDefaultNumThreads();
-    PetscCall(PetscOptionsGetInt(options, prefix, "-vec_hybrid_threshold", &threshold, NULL));
-    if (threshold == PETSC_DEFAULT || threshold == PETSC_DECIDE) threshold = VECHYBRID_DEFAULT_THRESHOLD;
-    PetscCheck(threshold >= 0, PetscObjectComm((PetscObject)v), PETSC_ERR_ARG_OUTOFRANGE, "Invalid threshold %" PetscInt_FMT " for -vec_hybrid_threshold: expected an integer >= 0 (a local length), or -1 for the default %d", threshold, VECHYBRID_DEFAULT_THRESHOLD);
-    ctx->threshold = threshold;
-    PetscCall(PetscOptionsGetBool(options, prefix, "-vec_hybrid_first_touch", &ft, NULL));
-    ctx->first_touch = ft;
+    PetscCall(AIJHybridOptionGet(options, prefix, &VecHybridOptionTable, VECHYBRID_OPT_NUM_THREADS, &T));
+    ctx->nthreads_set = (PetscBool)(T.set && T.i >= 1);
+    ctx->nthreads     = ctx->nthreads_set ? T.i : AIJHybridDefaultNumThreads();
+    PetscCall(AIJHybridOptionGet(options, prefix, &VecHybridOptionTable, VECHYBRID_OPT_THRESHOLD, &threshold));
+    ctx->threshold = threshold.set && threshold.i >= 0 ? threshold.i : VECHYBRID_DEFAULT_THRESHOLD;
+    PetscCall(AIJHybridOptionGet(options, prefix, &VecHybridOptionTable, VECHYBRID_OPT_FIRST_TOUCH, &ft));
+    ctx->first_touch = ft.set ? (PetscBool)ft.i : (PetscBool)(AIJHybridNumaDomains() > 1);
   }
   PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
   PetscCall(PetscContainerSetPointer(c, ctx));
@@ -389,26 +385,42 @@ static PetscErrorCode VecView_Hybrid(Vec v, PetscViewer viewer)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+  The -vec_hybrid_* options, each described once (src/options/optiontable.h): read when a vector is
+  made (VecHybridContextCreate), by VecSetFromOptions() (with -help) and, for -vec_hybrid_standard,
+  when the package is registered. The README's options table and the manual pages are tested
+  against this list.
+*/
+static const AIJHybridOption VecHybridOptionList[VECHYBRID_OPT_COUNT] = {
+  [VECHYBRID_OPT_NUM_THREADS] = {"vec_hybrid_num_threads", AIJHYBRID_OPTION_INT, 1, AIJHYBRID_MAX_THREADS, 2, {PETSC_DECIDE, PETSC_DEFAULT}, NULL, "an integer from 1 to 4096, or -1 (PETSC_DECIDE) for the default", "OMP_NUM_THREADS; unset: the cores of the node / the ranks on it (as -mat_aijhybrid_num_threads)", "OpenMP threads per MPI rank for the vector operations", "VecHybridSetNumThreads"},
+  [VECHYBRID_OPT_THRESHOLD]   = {"vec_hybrid_threshold", AIJHYBRID_OPTION_INT, 0, PETSC_MAX_INT, 2, {PETSC_DECIDE, PETSC_DEFAULT}, NULL, "an integer >= 0 (a local length), or -1 for the default", "20000", "Local length from which an operation runs on the threads (shorter: on the calling thread)", "VecHybridSetThreshold"},
+  [VECHYBRID_OPT_FIRST_TOUCH] = {"vec_hybrid_first_touch", AIJHYBRID_OPTION_BOOL, 0, 0, 0, {0, 0}, NULL, "a boolean (true, false, yes, no, on, off, 1, 0; no value: true)", "NUMA-dependent: true where the node has several NUMA domains, else false", "The threads first write their own entries (NUMA placement)", "VecHybridSetFirstTouch"},
+  [VECHYBRID_OPT_STANDARD]    = {"vec_hybrid_standard", AIJHYBRID_OPTION_BOOL, 0, 0, 0, {0, 0}, NULL, "a boolean (true, false, yes, no, on, off, 1, 0; no value: true)", "false", "Give every standard vector made afterwards (VecCreateMPI(), ...) the threaded operations, keeping its type name (read when the package is registered)", "VecHybridSetStandard"},
+};
+
+const struct AIJHybridOptionTable_s VecHybridOptionTable = {"vec_hybrid_", "Hybrid vector options (OpenMP threads in each rank)", "-vec_type hybrid", "VECHYBRID", VECHYBRID_OPT_COUNT, VecHybridOptionList};
+
 static PetscErrorCode VecSetFromOptions_Hybrid(Vec v, AIJHybridOptionItems PetscOptionsObject)
 {
-  Vec_Hybrid *ctx;
-  PetscInt    T, threshold;
-  PetscBool   ft, set;
+  Vec_Hybrid          *ctx;
+  AIJHybridOptionValue val[VECHYBRID_OPT_COUNT] = {{PETSC_FALSE, 0, 0}};
+  PetscBool            standard;
 
   PetscFunctionBegin;
   PetscCall(VecHybridGetContext(v, &ctx));
   if (ctx->setfromoptions) PetscCall((*ctx->setfromoptions)(v, PetscOptionsObject));
-  T         = ctx->nthreads_set ? ctx->nthreads : PETSC_DEFAULT;
-  threshold = ctx->threshold;
-  ft        = ctx->first_touch;
-  PetscOptionsHeadBegin(PetscOptionsObject, "Hybrid vector options (OpenMP threads in each rank)");
-  PetscCall(PetscOptionsInt("-vec_hybrid_num_threads", "OpenMP threads per MPI rank for the vector operations (default: as the matrices, from OMP_NUM_THREADS or the cores per rank)", "VecHybridSetNumThreads", T, &T, &set));
-  if (set) PetscCall(VecHybridSetNumThreads(v, T));
-  PetscCall(PetscOptionsInt("-vec_hybrid_threshold", "Local length from which an operation runs on the threads (shorter: on the calling thread)", "VecHybridSetThreshold", threshold, &threshold, &set));
-  if (set) PetscCall(VecHybridSetThreshold(v, threshold));
-  PetscCall(PetscOptionsBool("-vec_hybrid_first_touch", "The threads first write their own entries (NUMA placement; default on where the node has several NUMA domains)", "VecHybridSetFirstTouch", ft, &ft, &set));
-  if (set) PetscCall(VecHybridSetFirstTouch(v, ft));
-  PetscOptionsHeadEnd();
+  PetscCall(VecHybridGetStandard(&standard));
+  /* the current values, shown by -help */
+  val[VECHYBRID_OPT_NUM_THREADS].i = ctx->nthreads;
+  val[VECHYBRID_OPT_THRESHOLD].i   = ctx->threshold;
+  val[VECHYBRID_OPT_FIRST_TOUCH].i = ctx->first_touch;
+  val[VECHYBRID_OPT_STANDARD].i    = standard;
+  /* every option read and checked before any is applied */
+  PetscCall(AIJHybridOptionsProcess(PetscOptionsObject, (PetscObject)v, &VecHybridOptionTable, val));
+  if (val[VECHYBRID_OPT_NUM_THREADS].set) PetscCall(VecHybridSetNumThreads(v, val[VECHYBRID_OPT_NUM_THREADS].i));
+  if (val[VECHYBRID_OPT_THRESHOLD].set) PetscCall(VecHybridSetThreshold(v, val[VECHYBRID_OPT_THRESHOLD].i));
+  if (val[VECHYBRID_OPT_FIRST_TOUCH].set) PetscCall(VecHybridSetFirstTouch(v, (PetscBool)val[VECHYBRID_OPT_FIRST_TOUCH].i));
+  if (val[VECHYBRID_OPT_STANDARD].set && (PetscBool)val[VECHYBRID_OPT_STANDARD].i != standard) PetscCall(VecHybridSetStandard((PetscBool)val[VECHYBRID_OPT_STANDARD].i));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -741,9 +753,14 @@ PetscErrorCode VecCreateHybridWithLayout(MPI_Comm comm, PetscLayout map, PetscIn
   tmpl.bounds       = tmpl.nthreads_set ? (PetscInt *)bounds : NULL;
   tmpl.threshold    = VECHYBRID_DEFAULT_THRESHOLD;
   tmpl.first_touch  = (PetscBool)(AIJHybridNumaDomains() > 1);
-  PetscCall(PetscOptionsGetInt(NULL, NULL, "-vec_hybrid_threshold", &tmpl.threshold, NULL));
-  if (tmpl.threshold < 0) tmpl.threshold = VECHYBRID_DEFAULT_THRESHOLD;
-  PetscCall(PetscOptionsGetBool(NULL, NULL, "-vec_hybrid_first_touch", &tmpl.first_touch, NULL));
+  {
+    AIJHybridOptionValue threshold, ft;
+
+    PetscCall(AIJHybridOptionGet(NULL, NULL, &VecHybridOptionTable, VECHYBRID_OPT_THRESHOLD, &threshold));
+    if (threshold.set && threshold.i >= 0) tmpl.threshold = threshold.i;
+    PetscCall(AIJHybridOptionGet(NULL, NULL, &VecHybridOptionTable, VECHYBRID_OPT_FIRST_TOUCH, &ft));
+    if (ft.set) tmpl.first_touch = (PetscBool)ft.i;
+  }
   VecHybridTemplate = &tmpl;
   PetscCall(VecSetType(*v, VECHYBRID));
   VecHybridTemplate = NULL;

@@ -51,7 +51,7 @@ import sys
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-DEFAULT_LIB = os.path.join(REPO, 'build', 'lib', 'libpetscaijhybrid.so')
+DEFAULT_LIB = os.path.join(os.environ.get('AIJHYBRID_BUILD') or os.path.join(REPO, 'build'), 'lib', 'libpetscaijhybrid.so')
 DEFAULT_WORKDIR = os.path.join(os.environ.get('AIJHYBRID_BUILD') or os.path.join(REPO, 'build'), 'harness')  # one per build (PETSc)
 DEFAULT_EXAMPLES = os.path.join(REPO, 'examples')
 DEFAULT_INCLUDE = os.path.join(REPO, 'include')

@@ -135,33 +135,35 @@ def petsc_message():
     return (specific.value or b"").decode(errors="replace")
 
 
-# every numeric and enum option with bad values: (option, value, substrings the message must hold)
-BAD_OPTIONS = [
-    ("num_threads", "0", [">= 1"]),
-    ("num_threads", "-3", [">= 1"]),
-    ("num_threads", "5000", ["<= 4096"]),
-    ("num_threads", "abc", ["'abc'", "integer from 1 to 4096"]),
-    ("num_threads", "2.5", ["'2.5'", "integer"]),
-    ("num_threads", "99999999999999999999", ["'99999999999999999999'", "integer from 1 to 4096"]),
-    ("mode", "bogus", ["bogus", "auto", "vector", "task"]),
-    ("mode", "2", ["2", "auto", "vector", "task"]),
-    ("partition", "bogus", ["bogus", "rows", "nnz", "diffusion", "optimal"]),
-    ("row_cost", "-1", [">= 0"]),
-    ("row_cost", "abc", ["'abc'", "finite real >= 0"]),
-    ("row_cost", "inf", ["finite"]),
-    ("row_cost", "nan", ["finite"]),
-    ("row_cost", "1e400", ["finite"]),
-    ("diffusion_tol", "-1", [">= 0"]),
-    ("diffusion_tol", "abc", ["'abc'", "finite real >= 0"]),
-    ("diffusion_tol", "nan", ["finite"]),
-    ("diffusion_max_it", "-1", [">= 0"]),
-    ("diffusion_max_it", "abc", ["'abc'", "integer >= 0"]),
-    ("diffusion_max_it", "99999999999999999999", ["integer >= 0"]),
-    ("prefetch", "-5", ["from 0 (none) to 1048576", "-1"]),
-    ("prefetch", "2000000", ["from 0 (none) to 1048576"]),
-    ("prefetch", "abc", ["'abc'", "integer from 0 (none) to 1048576"]),
-    ("prefetch", "1.5", ["'1.5'", "integer"]),
-]
+from badoptions import BAD_OPTIONS, BAD_SETS, UNKNOWN_NAMES  # noqa: E402
+
+
+def settings(Ah):
+    return (ph.get_num_threads(Ah), ph.get_mode(Ah), ph.get_partition_type(Ah), ph.get_row_cost(Ah), ph.get_diffusion(Ah), ph.get_prefetch(Ah)[0],
+            ph.get_first_touch(Ah), ph.get_task_share(Ah)[0], ph.get_node_aware(Ah), ph.get_node_size(Ah))
+
+
+def refused(Ah, Aa, given, expect, what):
+    """MatSetFromOptions with the options `given` (name -> value) fails with a message holding every
+    string of `expect`; nothing changes; it works again once they are gone"""
+    opts = PETSc.Options()
+    before = settings(Ah)
+    for name, value in given:
+        opts["bad_" + name] = value
+    try:
+        expect_error(Ah.setFromOptions, what)
+        msg = petsc_message()
+    finally:
+        for name, _ in given:
+            opts.delValue("bad_" + name)
+    for e in expect:
+        assert e in msg, "%r not in the message for %s: %r" % (e, what, msg)
+    after = settings(Ah)
+    assert after == before, "settings changed by the refused %s: %s -> %s" % (what, before, after)
+    Ah.setFromOptions()  # usable again
+    assert settings(Ah) == before
+    same(Ah, Aa)
+    return msg
 
 
 def t_option_values():
@@ -171,26 +173,32 @@ def t_option_values():
     Aa, Ah = pair()
     Ah.setOptionsPrefix("bad_")
     ph.set_num_threads(Ah, 2)
-    before = (ph.get_num_threads(Ah), ph.get_partition_type(Ah), ph.get_row_cost(Ah), ph.get_diffusion(Ah), ph.get_prefetch(Ah)[0])
-    opts = PETSc.Options()
     messages = {}
     for name, value, expect in BAD_OPTIONS:
-        key = "bad_mat_aijhybrid_" + name
-        opts[key] = value
-        try:
-            expect_error(Ah.setFromOptions, "-%s %s" % (key, value))
-            msg = petsc_message()
-        finally:
-            opts.delValue(key)
+        key = "mat_aijhybrid_" + name
+        msg = refused(Ah, Aa, [(key, value)], ["-bad_" + key] + expect, "-bad_%s %s" % (key, value))
         messages["-mat_aijhybrid_%s %s" % (name, value)] = msg
-        assert "mat_aijhybrid_" + name in msg, "message does not name -%s: %r" % (key, msg)
-        for e in expect:
-            assert e in msg, "%r not in the message for -%s %s: %r" % (e, key, value, msg)
-        after = (ph.get_num_threads(Ah), ph.get_partition_type(Ah), ph.get_row_cost(Ah), ph.get_diffusion(Ah), ph.get_prefetch(Ah)[0])
-        assert after == before, "settings changed by the refused -%s %s: %s -> %s" % (key, value, before, after)
-        Ah.setFromOptions()  # usable again
-        same(Ah, Aa)
     info["messages"] = messages
+
+
+def t_option_sets():
+    """options are checked as a set before any is applied: a valid option next to a bad one is not
+    applied either (-mat_aijhybrid_num_threads 3 -mat_aijhybrid_task_share 2 keeps 2 threads)"""
+    Aa, Ah = pair()
+    Ah.setOptionsPrefix("bad_")
+    ph.set_num_threads(Ah, 2)
+    for given, expect in BAD_SETS:
+        refused(Ah, Aa, [("mat_aijhybrid_" + n, v) for n, v in given], expect, " ".join("-bad_mat_aijhybrid_%s %s" % nv for nv in given))
+    assert ph.get_num_threads(Ah) == 2
+
+
+def t_unknown_names():
+    """a -mat_aijhybrid_ name no table knows (a misspelling) is refused, naming it and the known names"""
+    Aa, Ah = pair()
+    Ah.setOptionsPrefix("bad_")
+    ph.set_num_threads(Ah, 2)
+    for wrong, expect in UNKNOWN_NAMES:
+        refused(Ah, Aa, [("mat_aijhybrid_" + wrong, "2")], ["Unknown option -bad_mat_aijhybrid_" + wrong] + expect, "-bad_mat_aijhybrid_" + wrong)
 
 
 def t_c_setters():
@@ -228,6 +236,8 @@ def t_c_setters():
 
 for name, fn in [
     ("option_values", t_option_values),
+    ("option_sets", t_option_sets),
+    ("unknown_names", t_unknown_names),
     ("c_setters", t_c_setters),
     ("num_threads", t_num_threads),
     ("other_setters", t_other_setters),

@@ -195,8 +195,12 @@ class Case:
         r = rank()
         return ((self.mloc[r], self.M), (self.nloc[r], self.N))
 
-    def create(self, mtype, build=None):
+    def create(self, mtype, build=None, inodes=True):
+        """the case's matrix of type mtype; inodes=False: AIJ without its inode kernel (which sums
+        pairs of products first), set between preallocation and values"""
         build = build or self.build
+        if not inodes:
+            build = "values"
         if build == "convert" and mtype != "aij":
             A = self.create("aij", "csr")
             B = A.convert(mtype, PETSc.Mat())
@@ -212,6 +216,8 @@ class Case:
             dnnz = np.array([np.count_nonzero((c >= self.cstart) & (c < self.cend)) for c, _ in self.rows[self.rstart:self.rend]], dtype=PETSc.IntType)
             onnz = np.diff(ia) - dnnz
             A.setPreallocationNNZ((dnnz, onnz) if len(dnnz) else (0, 0))
+            if not inodes:
+                A.setOption(PETSc.Mat.Option.USE_INODES, False)
             for k, i in enumerate(range(self.rstart, self.rend)):
                 if ia[k + 1] > ia[k]:
                     A.setValues([i], ja[ia[k]:ia[k + 1]], va[ia[k]:ia[k + 1]], addv=PETSc.InsertMode.INSERT_VALUES)

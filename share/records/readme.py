@@ -1,0 +1,404 @@
+#!/usr/bin/env python3
+"""The README's figures, generated from the records of share/results/ (make records, make readme).
+
+usage: readme.py [--write README.md | --check README.md | --print NAME]
+
+The README holds each generated block between `<!-- record:NAME -->` and `<!-- /record:NAME -->`;
+NAME is one of RENDERERS below. A block shows figures only from records that may be quoted for the
+checked-out code (record.problems(): metadata complete, clean tree, not a trial, code_id of its scope
+equal to HEAD's); for any other record it says that there is no current record. --check fails when
+a block differs from what the records give (tests/test_records.py): figures of a record made for
+other code cannot stay in the README, and no figure can be typed in by hand.
+
+Figures outside the blocks: stray_figures() lists the lines outside them that look like measured
+figures (times, ratios, bandwidths, pass counts); the test requires none, except the phrases in
+NOT_MEASURED (targets, limits and settings, not results).
+"""
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import record  # noqa: E402
+
+ROOT = record.ROOT
+OPEN = re.compile(r"^<!-- record:([\w.-]+) -->$", re.M)
+NONE = "_No record of this revision's code yet: `make records` makes it (see \"Records and CI\")._"
+
+
+class Ctx:
+    def __init__(self, results=None, strict=True):
+        self.results = Path(results or record.RESULTS)
+        self.strict = strict  # False: show any record (previews of trials; never for the README)
+        self.ids = {s: record.code_id(s) for s in record.SCOPES}
+        self._docs = {}
+
+    def doc(self, name):
+        """(record, None) if it may be quoted, else (None, reason)"""
+        if name not in self._docs:
+            d = record.read(self.results / (name + ".json"))
+            if d is None and name.startswith("bench-"):
+                d = record.read(self.results / "bench" / (name[len("bench-"):] + ".json"))
+            p = record.problems(d, self.ids)
+            if not self.strict and d is not None and d.get("meta"):
+                p = []
+            self._docs[name] = (d, None) if not p else (None, "; ".join(p))
+        return self._docs[name]
+
+
+def provenance(d, path):
+    m = d["meta"]
+    g = m["git"]
+    return "Record `%s`: revision %s (%s tree), PETSc %s, %s, %s." % (
+        path, g["revision"][:10], "dirty" if g.get("dirty") else "clean", m["petsc"].get("version"), record.machine_text(m["machine"]), m["date"][:10])
+
+
+def _n(v, fmt="%d"):
+    return "-" if v is None else fmt % v
+
+
+def _min(s):
+    return "-" if s is None else ("%.0f s" % s if s < 120 else "%.0f min" % (s / 60.0))
+
+
+# ------------------------------------------------------------------------------------------------
+# tests
+
+
+TEST_ROWS = [
+    ("test-default", "Debian `petsc-dev` (`/usr/lib/petsc`)", "`make test`", "CI"),
+    ("test-complex", "Debian `libpetsc-complex-dev`", "`make test-flavours`", "CI"),
+    ("test-int64", "Debian `libpetsc64-real-dev`", "`make test-flavours`", "CI"),
+    ("test-int64-complex", "Debian `libpetsc64-complex-dev`", "`make test-flavours`", "CI"),
+    ("test-debug", "Debian `libpetsc-real3.18-dbg` (C tests only)", "`make test-flavours`", "CI"),
+    ("test-latest", "newest release from PyPI's sources", "`make test PETSC_DIR=...`", "CI"),
+    ("test-3.20", "3.20 from PyPI's sources (`/opt/petsc-3.20`)", "`make test-versions`", "records"),
+    ("test-3.22", "3.22 from PyPI's sources (`/opt/petsc-3.22`)", "`make test-versions`", "records"),
+]
+
+
+def render_tests(ctx):
+    lines = ["| PETSc | version | scalars / indices | command | runs in | result | time | record |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for name, what, cmd, where in TEST_ROWS:
+        d, why = ctx.doc(name)
+        if d is None:
+            lines.append("| %s | - | - | %s | %s | no record of this code | - | `%s` |" % (what, cmd, where, name))
+            continue
+        r, m = d["result"], d["meta"]
+        p = m["petsc"]
+        if "error" in r:
+            res = "did not run: %s" % r["error"]
+        else:
+            parts = ["%d passed" % r["passed"]]
+            for k in ("failed", "errors", "skipped", "xfailed", "deselected"):
+                if r.get(k):
+                    parts.append("%d %s" % (r[k], k))
+            res = ", ".join(parts)
+        lines.append("| %s | %s | %s / %s-bit | %s | %s | %s | %s | `%s` %s, %s |" % (what, p.get("version"), p.get("scalar"), p.get("int_bits"), cmd, where, res, _min(m.get("duration_s")), name, m["git"]["revision"][:10], m["date"][:10]))
+    machines = {record.machine_text(ctx.doc(n)[0]["meta"]["machine"]) for n, *_ in TEST_ROWS if ctx.doc(n)[0]}
+    if machines:
+        lines += ["", "Machine: %s (times are of this shared machine, not results)." % "; ".join(sorted(machines))]
+    return "\n".join(lines)
+
+
+def render_hardening(ctx):
+    lines = ["| target | runs | canaries | failed | time | record |", "| --- | --- | --- | --- | --- | --- |"]
+    for kind in ("asan", "valgrind", "races"):
+        name = "hardening-" + kind
+        d, why = ctx.doc(name)
+        if d is None:
+            lines.append("| `make test-%s` | no record of this code | | | | `%s` |" % (kind, name))
+            continue
+        r, m = d["result"], d["meta"]
+        if "error" in r:
+            lines.append("| `make test-%s` | did not run: %s | | | | `%s` |" % (kind, r["error"], name))
+            continue
+        kinds = ", ".join("%d %s" % (v, k) for k, v in sorted(r["by_kind"].items()) if k != "canary")
+        lines.append("| `make test-%s` | %d (%s) | %d reported | %d | %s | `%s` %s, %s |" % (kind, r["runs"], kinds, r["canaries"], r["failed"], _min(m.get("duration_s")), name, m["git"]["revision"][:10], m["date"][:10]))
+    return "\n".join(lines)
+
+
+def render_fuzz(ctx):
+    lines = ["| PETSc | seed | examples | cases at 1 / 2 / 4 ranks | products | partitions | reassembly steps | optional dimensions drawn | max rel. error | failure | time | record |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for name in ("fuzz-default", "fuzz-latest"):
+        d, why = ctx.doc(name)
+        if d is None:
+            lines.append("| | | | no record of this code | | | | | | | | `%s` |" % name)
+            continue
+        r, m = d["result"], d["meta"]
+        if "error" in r:
+            lines.append("| %s | | | did not run: %s | | | | | | | | `%s` |" % (m["petsc"].get("version"), r["error"], name))
+            continue
+        byr = r.get("cases_by_ranks", {})
+        lines.append("| %s | %d | %d | %s | %d | %d | %d | %d of %d | %.3g | %s | %s | `%s` %s, %s |" % (
+            m["petsc"].get("version"), r["seed"], r["examples"], " / ".join(str(byr.get(k, 0)) for k in ("1", "2", "4")), r["products"], r["partitions"],
+            r["reassembly_steps"], len(r.get("optional_drawn", {})), len(r.get("optional_dimensions", [])), r["max_rel_err"], "none" if not r.get("failure") else "**yes** (see record)",
+            _min(r.get("seconds")), name, m["git"]["revision"][:10], m["date"][:10]))
+    return "\n".join(lines)
+
+
+def harness_block(name, what):
+    def render(ctx):
+        d, why = ctx.doc(name)
+        if d is None:
+            return NONE
+        r, m = d["result"], d["meta"]
+        if "error" in r:
+            return "The last run did not complete: %s (`share/results/%s.json`)." % (r["error"], name)
+        c = r["classes"]
+        txt = ("%d tests of PETSc %s's %s, %s: %d pass, %d type-name-only, %d listed exceptions, **%d regressions** (%d fail already in the baseline run, "
+               "%d skipped for packages this PETSc lacks, %d todo); both runs %s." % (
+                   r["tests"], m["petsc"].get("version"), ", ".join("`%s`" % s for s in r.get("search") or []), what, c.get("pass", 0), c.get("type-name-only", 0),
+                   c.get("exception", 0), len(r.get("regressions", [])), c.get("baseline-fail", 0), c.get("skip", 0), c.get("todo", 0), _min(m.get("duration_s"))))
+        return txt + "\n" + provenance(d, "share/results/%s.json" % name)
+
+    return render
+
+
+def render_precond(ctx):
+    d, why = ctx.doc("bench-precond")
+    if d is None:
+        return NONE
+    sys.path.insert(0, str(ROOT / "share" / "bench"))
+    import precond  # noqa: E402  (its table, so the README shows what the script prints)
+
+    lines = [provenance(d, "share/results/bench/precond.json"), "", precond.table(d["records"])]
+    ts = d.get("targets") or []
+    if ts:
+        lines += ["", "Targets evaluated on this record:", ""] + ["- %s: %s %s" % ("met" if t["met"] else "**missed**", t["target"], t["value"]) for t in ts]
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------------------------------
+# benchmarks
+
+
+def _bench(ctx, config):
+    d, why = ctx.doc("bench-" + config)
+    return d
+
+
+def _ms(r):
+    return "%.2f" % (r["mult_s"] * 1e3) if r.get("mult_s") else "-"
+
+
+def _ratio(r):
+    return "%.2fx" % r["ratio_vs_baseline"] if r.get("ratio_vs_baseline") else "-"
+
+
+def _pct(v):
+    return "%.0f%%" % (100 * v) if v else "-"
+
+
+def _rows(n):
+    return "%.3g x 10^6" % (n / 1e6) if n >= 1e5 else str(n)
+
+
+def _order(results):
+    mats, lays = [], []
+    for r in results:
+        if r["matrix_key"] not in mats:
+            mats.append(r["matrix_key"])
+        if r["layout"] not in lays:
+            lays.append(r["layout"])
+    return mats, lays
+
+
+def bench_table(d, best=False):
+    """matrix x layout x variant: MatMult ms, vs aij at the same cores, GF/s, % STREAM, imbalance, CG"""
+    res = [r for r in d["results"] if r.get("mult_s")]
+    mats, lays = _order(res)
+    base = d.get("baseline") or "aij"
+    lines = ["| matrix | layout | variant | MatMult ms | vs %s, same cores | GF/s | %% STREAM | imbalance | CG its | solve s |" % base, "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for mk in mats:
+        first = True
+        for lay in lays:
+            rs = [r for r in res if r["matrix_key"] == mk and r["layout"] == lay]
+            if best:
+                keep = [r for r in rs if "aijhybrid" not in r["type"]]  # (full: the baseline is aij)
+                hyb = [r for r in rs if "aijhybrid" in r["type"]]
+                if hyb:
+                    keep.append(min(hyb, key=lambda r: r["mult_s"]))
+                rs = keep
+            for r in rs:
+                label = "%s %s" % (r["matrix_label"], _rows(r["rows"])) if first else ""
+                first = False
+                lines.append("| %s | %s | %s | %s | %s | %.2f | %s | %s | %s | %s |" % (
+                    label, lay, r["variant"], _ms(r), _ratio(r), r.get("gflops") or 0, _pct(r.get("stream_fraction")),
+                    _n(r.get("imbalance_measured"), "%.2f"), _n(r.get("cg_iterations")), _n(r.get("solve_s"), "%.2f")))
+    return "\n".join(lines)
+
+
+def bench_ratios(d):
+    """one row per matrix: every variant's ratio against aij at each layout (with its % of STREAM)"""
+    res = [r for r in d["results"] if r.get("mult_s")]
+    mats, lays = _order(res)
+    variants = []
+    for r in res:
+        if r["variant"] != "aij" and r["variant"] not in variants:
+            variants.append(r["variant"])
+    cols = [(v, l) for v in variants for l in lays if any(r["variant"] == v and r["layout"] == l for r in res)]
+    lines = ["| matrix | rows | " + " | ".join("%s %s" % c for c in cols) + " |", "| --- | --- | " + " | ".join("---" for _ in cols) + " |"]
+    for mk in mats:
+        cells = []
+        for v, l in cols:
+            r = next((r for r in res if r["matrix_key"] == mk and r["variant"] == v and r["layout"] == l), None)
+            cells.append("-" if r is None else "%s (%s)" % (_ratio(r), _pct(r.get("stream_fraction"))))
+        r0 = next(r for r in res if r["matrix_key"] == mk)
+        lines.append("| %s | %s | %s |" % (r0["matrix_label"], _rows(r0["rows"]), " | ".join(cells)))
+    return "\n".join(lines)
+
+
+def bench_exchange(d):
+    """the exchange statistics (nodeaware config): inter-node and on-node messages and bytes, summed over ranks"""
+    res = [r for r in d["results"] if r.get("exchange_stats") or r.get("mult_s")]
+    mats, _ = _order(res)
+    lines = ["| matrix | exchange | inter-node msgs | inter-node MB | on-node msgs | on-node MB | MatMult ms (aij / standard / node-aware) |", "| --- | --- | --- | --- | --- | --- | --- |"]
+    for mk in mats:
+        rs = [r for r in res if r["matrix_key"] == mk]
+        st = next((r["exchange_stats"][0]["total"] for r in rs if r.get("exchange_stats")), None)
+        times = " / ".join(_ms(next((r for r in rs if r["variant"] == v), {})) for v in ("aij", "standard", "node_aware"))
+        label = "%s %s" % (rs[0]["matrix_label"], _rows(rs[0]["rows"]))
+        for kind in ("standard", "nodeaware"):
+            if st is None:
+                continue
+            t = st[kind]
+            lines.append("| %s | %s | %d | %.2f | %d | %.2f | %s |" % (label if kind == "standard" else "", kind, t["inter_msgs"], t["inter_bytes"] / 1e6, t["on_msgs"], t["on_bytes"] / 1e6, times if kind == "standard" else ""))
+    return "\n".join(lines)
+
+
+def bench_targets(d):
+    ts = d.get("targets") or []
+    if not ts:
+        return ""
+    return "\n".join(["", "", "Targets evaluated on this record:", ""] + ["- %s: %s %s %s: %.2f (needs %.2f), %s" % ("met" if t["met"] else "**missed**", t["target"], t["matrix"], t["layout"], t["value"], t["required"], t["detail"]) for t in ts])
+
+
+def bench_block(config, kind):
+    def render(ctx):
+        d = _bench(ctx, config)
+        if d is None:
+            return NONE
+        body = {"table": lambda: bench_table(d), "best": lambda: bench_table(d, best=True), "ratios": lambda: bench_ratios(d), "exchange": lambda: bench_exchange(d)}[kind]()
+        stream = ", ".join("%s %.1f GB/s" % (k, v["triad_GBps"]) for k, v in (d.get("stream") or {}).items() if isinstance(v, dict) and v.get("triad_GBps"))
+        head = provenance(d, "share/results/bench/%s.json" % config) + (" STREAM triad per layout: %s." % stream if stream else "")
+        return head + "\n\n" + body + bench_targets(d)
+
+    return render
+
+
+RENDERERS = {
+    "tests": render_tests,
+    "hardening": render_hardening,
+    "fuzz": render_fuzz,
+    "harness": harness_block("harness-default", "`-mat_type aijhybrid -vec_type hybrid` injected against `-mat_type aij`"),
+    "harness-sf": harness_block("harness-sf", "`-sf_type nodeaware -sf_nodeaware_node_size 2` injected against `-sf_type basic`"),
+    "bench-precond": render_precond,
+    "bench-quick": bench_block("quick", "table"),
+    "bench-claims": bench_block("claims", "ratios"),
+    "bench-full": bench_block("full", "best"),
+    "bench-rowcost": bench_block("rowcost", "table"),
+    "bench-taskshare": bench_block("taskshare", "table"),
+    "bench-nodeaware": bench_block("nodeaware", "exchange"),
+}
+
+
+# ------------------------------------------------------------------------------------------------
+
+
+def blocks(text):
+    """[(name, start of content, end of content)] of the README's generated blocks"""
+    out = []
+    for m in OPEN.finditer(text):
+        name = m.group(1)
+        close = "<!-- /record:%s -->" % name
+        j = text.find(close, m.end())
+        if j < 0:
+            raise ValueError("block %s is not closed (%s)" % (name, close))
+        out.append((name, m.end(), j))
+    return out
+
+
+def render(text, ctx=None):
+    ctx = ctx or Ctx()
+    out, pos = [], 0
+    for name, a, b in blocks(text):
+        if name not in RENDERERS:
+            raise ValueError("unknown block %s (known: %s)" % (name, ", ".join(RENDERERS)))
+        out += [text[pos:a], "\n", RENDERERS[name](ctx), "\n"]
+        pos = b
+    out.append(text[pos:])
+    return "".join(out)
+
+
+# measured-looking figures outside the generated blocks
+FIGURE = re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|us|µs|GB/s|GF/s|MB/s|min|minutes|hours?)\b|\b\d+\.\d+x\b|\b\d+(?:\.\d+)?\s?%|\b\d+ (?:passed|failed|regressions?|runs?)\b|\b\d+(?:\.\d+)? s\b")
+NOT_MEASURED = [
+    "75%",  # the STREAM target of the issues
+    "least 3% below",  # the prefetch choice's margin (a setting)
+    "limit 90 min", "aim 45",  # CI's limit and aim
+]
+
+
+def outside_blocks(text):
+    spans = [(a, b) for _, a, b in blocks(text)]
+    keep, pos = [], 0
+    for a, b in spans:
+        keep.append(text[pos:a])
+        pos = b
+    keep.append(text[pos:])
+    return "".join(keep)
+
+
+def stray_figures(text):
+    out = []
+    in_code = False
+    for line in outside_blocks(text).splitlines():
+        if line.startswith("```"):
+            in_code = not in_code
+            continue
+        if in_code or line.startswith("<!--"):
+            continue
+        for m in FIGURE.finditer(line):
+            ctx = line[max(0, m.start() - 12): m.end() + 12]
+            if any(p in ctx for p in NOT_MEASURED):
+                continue
+            out.append("%s   [%s]" % (line.strip()[:160], m.group(0)))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    g = ap.add_mutually_exclusive_group(required=True)
+    g.add_argument("--write", metavar="README")
+    g.add_argument("--check", metavar="README")
+    g.add_argument("--print", metavar="NAME")
+    ap.add_argument("--results", default=None)
+    ap.add_argument("--any", action="store_true", help="with --print: show the records whatever their provenance (a preview)")
+    args = ap.parse_args()
+    ctx = Ctx(args.results, strict=not (args.any and args.print))
+    if args.print:
+        print(RENDERERS[args.print](ctx))
+        return 0
+    p = Path(args.write or args.check)
+    text = p.read_text()
+    new = render(text, ctx)
+    if args.write:
+        p.write_text(new)
+        print("README blocks written: %s" % ", ".join(n for n, _, _ in blocks(new)))
+        return 0
+    if new != text:
+        diff = [n for n, a, b in blocks(text) if text[a:b] != new[[x for x in blocks(new) if x[0] == n][0][1]:[x for x in blocks(new) if x[0] == n][0][2]]]
+        print("README blocks that differ from the records: %s (run make readme, or make records)" % ", ".join(diff))
+        return 1
+    print("README blocks match the records")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

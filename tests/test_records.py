@@ -1,0 +1,138 @@
+"""The README's figures against the records (share/records/, share/results/):
+
+- every generated block of README.md is exactly what share/records/readme.py renders from the
+  records for the checked-out code: a figure typed in by hand, or one from a record made for other
+  code (a dirty tree, a trial, another code_id), fails here (make records, or make readme to
+  withdraw it);
+- no measured-looking figure (time, ratio, bandwidth, percentage, pass count) stands outside the
+  blocks;
+- every record in share/results/ carries its metadata (revision, clean flag, code_id, PETSc version,
+  machine, date);
+- the machinery itself: problems() refuses dirty, trial and other-code records; each renderer turns
+  a record of the real format (tests/records/*.json, made by a trial run of make records) into
+  figures when the record is current, and into the "no record" line when it is not.
+"""
+
+import copy
+import json
+import sys
+
+import pytest
+
+import mpirun
+
+sys.path.insert(0, str(mpirun.ROOT / "share" / "records"))
+import readme  # noqa: E402
+import record  # noqa: E402
+
+README = mpirun.ROOT / "README.md"
+SAMPLES = mpirun.TESTS / "records"
+
+
+@pytest.mark.skipif(record.revision() is None, reason="not a git checkout: the code a record is about cannot be identified")
+def test_readme_blocks_are_the_records():
+    text = README.read_text()
+    names = [n for n, _, _ in readme.blocks(text)]
+    assert set(names) == set(readme.RENDERERS), "README blocks %s, renderers %s" % (sorted(names), sorted(readme.RENDERERS))
+    new = readme.render(text)
+    if new != text:
+        bad = []
+        for n, a, b in readme.blocks(text):
+            m = [x for x in readme.blocks(new) if x[0] == n][0]
+            if text[a:b] != new[m[1]:m[2]]:
+                bad.append(n)
+        pytest.fail("README blocks differ from what the records of this revision's code give: %s\n"
+                    "(run `make records` to make current records, or `make readme` to withdraw the figures)" % ", ".join(bad))
+
+
+def test_no_measured_figure_outside_the_blocks():
+    stray = readme.stray_figures(README.read_text())
+    assert not stray, "figures outside the generated blocks (put them in a record, or rephrase):\n" + "\n".join(stray)
+
+
+def test_every_record_has_its_metadata():
+    docs = sorted(record.RESULTS.glob("*.json")) + sorted((record.RESULTS / "bench").glob("*.json"))
+    for p in docs:
+        d = json.loads(p.read_text())
+        m = d.get("meta")
+        assert m, "%s has no meta block" % p
+        for k in ("date", "git", "petsc", "machine"):
+            assert m.get(k), "%s: no %s" % (p, k)
+        assert m["git"].get("revision") and m["git"].get("code_id") and "dirty" in m["git"], p
+        assert m["petsc"].get("version") and m["machine"].get("cpu_model"), p
+
+
+# ------------------------------------------------------------------------------------------------
+# the machinery
+
+
+def current(doc):
+    """a copy of a sample record that claims to be about the checked-out code"""
+    d = copy.deepcopy(doc)
+    g = d["meta"]["git"]
+    g["code_id"] = record.code_id(g.get("scope", "all"))
+    g["revision"] = "5a3b1e" + "0" * 34  # one marker for every sample, looked for in the output
+    g["dirty"] = False
+    g["dirty_files"] = []
+    d["meta"]["trial"] = False
+    return d
+
+
+def samples():
+    return {p.stem: json.loads(p.read_text()) for p in sorted(SAMPLES.glob("*.json"))}
+
+
+def test_samples_cover_every_renderer():
+    names = set(samples())
+    need = {"test-default", "hardening-asan", "fuzz-default", "harness-default"} | {"bench-" + k[len("bench-"):] for k in readme.RENDERERS if k.startswith("bench-")}
+    assert need <= names, sorted(need - names)
+
+
+def test_problems_refuse_what_may_not_be_quoted():
+    d = current(samples()["test-default"])
+    assert record.problems(d) == []
+    for change, word in (("dirty", "dirty"), ("trial", "trial"), ("code", "other code"), ("meta", "no metadata")):
+        e = copy.deepcopy(d)
+        if change == "dirty":
+            e["meta"]["git"]["dirty"] = True
+        elif change == "trial":
+            e["meta"]["trial"] = True
+        elif change == "code":
+            e["meta"]["git"]["code_id"] = "0" * 64
+        else:
+            del e["meta"]
+        p = record.problems(e)
+        assert p and any(word in x for x in p), (change, p)
+
+
+def _results_dir(tmp_path, docs):
+    (tmp_path / "bench").mkdir()
+    for name, d in docs.items():
+        if name.startswith("bench-"):
+            (tmp_path / "bench" / (name[len("bench-"):] + ".json")).write_text(json.dumps(d))
+        else:
+            (tmp_path / (name + ".json")).write_text(json.dumps(d))
+    return tmp_path
+
+
+@pytest.mark.parametrize("block", sorted(readme.RENDERERS))
+def test_renderer_on_a_current_and_a_stale_record(block, tmp_path):
+    docs = {k: current(v) for k, v in samples().items()}
+    (tmp_path / "cur").mkdir()
+    out = readme.RENDERERS[block](readme.Ctx(_results_dir(tmp_path / "cur", docs)))
+    if block in ("harness",) or block.startswith("bench-"):  # one record each: it must be shown
+        assert "no record" not in out.lower(), out
+    rev = next(iter(docs.values()))["meta"]["git"]["revision"][:10]
+    assert rev in out, out
+    if block.startswith("bench-"):
+        cfg = block[len("bench-"):]
+        res = [r for r in docs[block]["results"] if r.get("mult_s")]
+        assert res and ("%.2f" % (res[0]["mult_s"] * 1e3) in out or block in ("bench-claims", "bench-nodeaware")), out
+    # the same records made for other code: no figure left
+    stale = copy.deepcopy(docs)
+    for d in stale.values():
+        d["meta"]["git"]["code_id"] = "f" * 64
+    (tmp_path / "stale").mkdir()
+    out = readme.RENDERERS[block](readme.Ctx(_results_dir(tmp_path / "stale", stale)))
+    assert rev not in out, out
+    assert "no record" in out.lower(), out
