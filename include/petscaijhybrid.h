@@ -34,6 +34,7 @@
 .  -mat_aijhybrid_node_aware <bool>       - node-aware halo exchange, see `MatAIJHybridSetNodeAware()`
 .  -mat_aijhybrid_node_size <k>           - emulated nodes of k ranks for it, see `MatAIJHybridSetNodeSize()`
 .  -mat_aijhybrid_sor_serial <bool>       - `MatSOR()` runs AIJ's serial sweeps, see `MatAIJHybridSetSORSerial()`
+.  -mat_aijhybrid_factor_solve <auto,threaded,serial> - triangular solves of ILU/ICC factors: measured choice (default), threaded or PETSc's serial ones, see `MatAIJHybridGetFactorInfo()`
 -  -mat_aijhybrid_factor_check <bool>     - (debugging) compare every threaded triangular solve with PETSc's, see `MatAIJHybridGetFactorInfo()`
 
    Level: beginner
@@ -146,7 +147,8 @@ PETSC_EXTERN PetscErrorCode MatAIJHybridGetPartition(Mat, PetscInt *, const Pets
 
    Options Database Keys:
 +  -sf_type nodeaware             - select the type (every `VecScatter` and `PetscSFSetFromOptions()` reads it)
--  -sf_nodeaware_node_size <k>    - emulate nodes of k consecutive ranks (default 0: the nodes `MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)` finds)
+.  -sf_nodeaware_node_size <k>    - emulate nodes of k consecutive ranks (default 0: the nodes `MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)` finds)
+-  -sf_nodeaware_always <bool>    - run the node-aware plan even on one node or with one rank per node, where its messages are basic's and basic sends them by default
 
    Level: intermediate
 
@@ -222,6 +224,8 @@ typedef struct {
 
 PETSC_EXTERN PetscErrorCode PetscSFNodeAwareSetNodeSize(PetscSF, PetscInt);
 PETSC_EXTERN PetscErrorCode PetscSFNodeAwareGetNodeSize(PetscSF, PetscInt *);
+PETSC_EXTERN PetscErrorCode PetscSFNodeAwareSetAlways(PetscSF, PetscBool);
+PETSC_EXTERN PetscErrorCode PetscSFNodeAwareGetAlways(PetscSF, PetscBool *);
 PETSC_EXTERN PetscErrorCode PetscSFNodeAwareGetStats(PetscSF, PetscSFNodeAwareStats *);
 
 /* ---- the matrix's halo exchange ---- */
@@ -293,17 +297,46 @@ PETSC_EXTERN PetscErrorCode VecHybridGetStandard(PetscBool *);
 M*/
 #define MATORDERINGCMRCM "cmrcm"
 
+/*E
+   MatAIJHybridFactorSolve - how the triangular solves of an ILU/ICC factor of a `MATAIJHYBRID` matrix run with threads
+
+   Values:
++  `MAT_AIJHYBRID_FACTOR_SOLVE_AUTO`     - the first solves run both ways, timed; the faster is kept (default)
+.  `MAT_AIJHYBRID_FACTOR_SOLVE_THREADED` - always the level-scheduled threaded solves
+-  `MAT_AIJHYBRID_FACTOR_SOLVE_SERIAL`   - always PETSc's serial solves
+
+   Options Database Key:
+.  -mat_aijhybrid_factor_solve <auto,threaded,serial> - read when the factor is made
+
+   Level: intermediate
+
+   Note:
+   Both give the same bits; the choice changes only the time.
+
+.seealso: `MatAIJHybridGetFactorInfo()`, `MATAIJHYBRID`
+E*/
+typedef enum {
+  MAT_AIJHYBRID_FACTOR_SOLVE_AUTO,
+  MAT_AIJHYBRID_FACTOR_SOLVE_THREADED,
+  MAT_AIJHYBRID_FACTOR_SOLVE_SERIAL
+} MatAIJHybridFactorSolve;
+PETSC_EXTERN const char *const MatAIJHybridFactorSolves[];
+
 /*S
    MatAIJHybridFactorInfo - how the triangular solves of a factor run (`MatAIJHybridGetFactorInfo()`)
 
    Fields:
-+  threaded     - `PETSC_TRUE` if `MatSolve()` and friends run level-scheduled with threads, `PETSC_FALSE` for PETSc's serial solves
-.  nthreads     - threads of the solves
-.  levels_lower - levels of the forward solve (ILU: with L; ICC: with U^T D)
-.  levels_upper - levels of the backward solve (with U)
-.  inode        - the solves reproduce PETSc's inode variant (`MatSolve_SeqAIJ_Inode()`)
-.  builds       - level schedules built for this factor
--  build_time   - seconds of the last build
++  threaded      - `PETSC_TRUE` if level-scheduled threaded solves are built for the factor (`PETSC_FALSE`: PETSc's serial solves only)
+.  nthreads      - threads of the solves
+.  levels_lower  - levels of the forward solve (ILU: with L; ICC: with U^T D)
+.  levels_upper  - levels of the backward solve (with U)
+.  inode         - the solves reproduce PETSc's inode variant (`MatSolve_SeqAIJ_Inode()`)
+.  builds        - level schedules built for this factor
+.  build_time    - seconds of the last build
+.  in_use        - the threaded solves are in force (chosen by `-mat_aijhybrid_factor_solve`, or measured faster)
+.  decided       - `PETSC_FALSE` while the measured choice of `MAT_AIJHYBRID_FACTOR_SOLVE_AUTO` is still being made
+.  time_threaded - median seconds of a threaded `MatSolve()` in that measurement (0 without one)
+-  time_serial   - median seconds of PETSc's serial `MatSolve()` in it
 
    Level: intermediate
 S*/
@@ -314,6 +347,8 @@ typedef struct {
   PetscBool      inode;
   PetscInt       builds;
   PetscLogDouble build_time;
+  PetscBool      in_use, decided;
+  PetscLogDouble time_threaded, time_serial;
 } MatAIJHybridFactorInfo;
 
 PETSC_EXTERN PetscErrorCode MatAIJHybridGetFactorInfo(Mat, MatAIJHybridFactorInfo *);

@@ -54,7 +54,7 @@ def test_plan_builder_unit():
 @pytest.mark.parametrize("threads", THREADS)
 @pytest.mark.parametrize("ranks", RANKS)
 def test_products_node_aware_match_aij(ranks, threads):
-    res = _ok(cached_worker("nodeaware", ranks, threads, ["products"], timeout=600), N_PRODUCT_CASES)
+    res = _ok(cached_worker("nodeaware", ranks, threads, ["products", "-sf_nodeaware_always"], timeout=600), N_PRODUCT_CASES)
     if ranks > 1:
         # the pattern change went from no off-process part to one, then two neighbours per rank
         totals = res["info"]["pattern_change_message_totals"]

@@ -120,6 +120,11 @@ def test_default_solver_threaded_factor(ranks, threads):
         if threads > 1:
             # natural ordering of a 12^3 grid: the grid lines are chains, one level per plane j + k
             assert hyb["factor"]["nthreads"] == threads and hyb["factor"]["levels_lower"] == 2 * 12 - 1, hyb["factor"]
+            # the default measured choice (auto) ends after 12 solves and keeps the faster
+            f = hyb["factor"]
+            if hyb["iterations"] >= 12:
+                assert f["decided"] and f["time_threaded"] > 0 and f["time_serial"] > 0, f
+                assert f["in_use"] == (f["time_threaded"] < f["time_serial"]), f
 
 
 @pytest.mark.mpi

@@ -84,7 +84,7 @@ def samples():
 
 def test_samples_cover_every_renderer():
     names = set(samples())
-    need = {"test-default", "hardening-asan", "fuzz-default", "harness-default"} | {"bench-" + k[len("bench-"):] for k in readme.RENDERERS if k.startswith("bench-")}
+    need = {"test-default", "hardening-asan", "fuzz-default", "harness-default", "harness-sf"} | {"bench-" + k[len("bench-"):] for k in readme.RENDERERS if k.startswith("bench-")}
     assert need <= names, sorted(need - names)
 
 
@@ -120,11 +120,14 @@ def test_renderer_on_a_current_and_a_stale_record(block, tmp_path):
     docs = {k: current(v) for k, v in samples().items()}
     (tmp_path / "cur").mkdir()
     out = readme.RENDERERS[block](readme.Ctx(_results_dir(tmp_path / "cur", docs)))
-    if block in ("harness",) or block.startswith("bench-"):  # one record each: it must be shown
+    if block in ("harness", "harness-sf") or block.startswith("bench-"):  # one record each: it must be shown
         assert "no record" not in out.lower(), out
     rev = next(iter(docs.values()))["meta"]["git"]["revision"][:10]
     assert rev in out, out
-    if block.startswith("bench-"):
+    if block == "bench-precond":  # share/bench/precond.py's record: its PCApply times
+        res = docs[block]["records"]
+        assert res and "%.3f" % (1e3 * res[0]["pc_apply_s"]) in out, out
+    elif block.startswith("bench-"):
         cfg = block[len("bench-"):]
         res = [r for r in docs[block]["results"] if r.get("mult_s")]
         assert res and ("%.2f" % (res[0]["mult_s"] * 1e3) in out or block in ("bench-claims", "bench-nodeaware")), out

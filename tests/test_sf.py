@@ -39,7 +39,7 @@ def test_sf_type_against_basic_random_graphs(ranks):
 
 @pytest.mark.parametrize("ranks", (1, 2, 3, 4))
 def test_sf_type_in_applications(ranks):
-    res = cached_worker("sf", ranks, 1, [], timeout=900).check()
+    res = cached_worker("sf", ranks, 1, ["-sf_nodeaware_always"], timeout=900).check()
     bad = {k: v for k, v in res["checks"].items() if v != "ok"}
     assert not bad, "failing checks:\n" + "\n".join("%s: %s" % kv for kv in bad.items())
     assert len(res["checks"]) == 7 * (ranks + 1), sorted(res["checks"])

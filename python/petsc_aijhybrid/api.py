@@ -339,8 +339,9 @@ def get_exchange_stats(A, node_size=None):
 
 
 def get_factor_info(F):
-    """Dict with threaded, nthreads, levels_lower, levels_upper, inode, builds, build_time of a factor
-    matrix (PC.getFactorMatrix() of PCILU/PCICC): how its triangular solves run."""
+    """Dict with threaded, nthreads, levels_lower, levels_upper, inode, builds, build_time, in_use,
+    decided, time_threaded, time_serial of a factor matrix (PC.getFactorMatrix() of PCILU/PCICC): how
+    its triangular solves run (MatAIJHybridFactorInfo)."""
     I = _int_type()
 
     class Info(ctypes.Structure):
@@ -352,6 +353,10 @@ def get_factor_info(F):
             ("inode", ctypes.c_int),
             ("builds", I),
             ("build_time", ctypes.c_double),
+            ("in_use", ctypes.c_int),
+            ("decided", ctypes.c_int),
+            ("time_threaded", ctypes.c_double),
+            ("time_serial", ctypes.c_double),
         ]
 
     info = Info()
@@ -364,6 +369,10 @@ def get_factor_info(F):
         "inode": bool(info.inode),
         "builds": info.builds,
         "build_time": info.build_time,
+        "in_use": bool(info.in_use),
+        "decided": bool(info.decided),
+        "time_threaded": info.time_threaded,
+        "time_serial": info.time_serial,
     }
 
 

@@ -37,6 +37,9 @@
 
 PetscLogEvent MATAIJHYBRID_Levels;
 
+/* the trial of -mat_aijhybrid_factor_solve auto: one warm-up pair, then this many solves each way */
+#define AIJHYBRID_FACTOR_TRIALS 5
+
 typedef PetscErrorCode (*AIJHybridSolveFn)(Mat, Vec, Vec);
 typedef PetscErrorCode (*AIJHybridSolveAddFn)(Mat, Vec, Vec, Vec);
 
@@ -72,7 +75,17 @@ typedef struct {
   PetscLogDouble  build_time;
   PetscInt        builds;
   PetscBool       check; /* -mat_aijhybrid_factor_check: compare every solve with PETSc's */
+
+  /* -mat_aijhybrid_factor_solve: auto measures the first MatSolve()s both ways and keeps the faster
+     (both give the same bits); threaded / serial force one */
+  MatAIJHybridFactorSolve mode;
+  PetscBool               decided, use_threads;          /* decided: the choice is made; use_threads: threaded solves in force */
+  PetscInt                trials;                        /* MatSolve()s of the trial so far */
+  PetscLogDouble          t_threaded[AIJHYBRID_FACTOR_TRIALS], t_serial[AIJHYBRID_FACTOR_TRIALS];
+  PetscLogDouble          med_threaded, med_serial;      /* medians of the trial (0 before) */
 } Mat_AIJHybridFactor;
+
+const char *const MatAIJHybridFactorSolves[] = {"auto", "threaded", "serial", "MatAIJHybridFactorSolve", "MAT_AIJHYBRID_FACTOR_SOLVE_", NULL};
 
 static PetscErrorCode (*PETScGetFactorILU)(Mat, MatFactorType, Mat *) = NULL;
 static PetscErrorCode (*PETScGetFactorICC)(Mat, MatFactorType, Mat *) = NULL;
@@ -512,12 +525,61 @@ static PetscErrorCode FactorSolveRun(Mat F, SolveKind kind, Vec bb, Vec yy, Vec 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatSolve_AIJHybridFactor(Mat F, Vec b, Vec x)
+static PetscLogDouble Median(PetscLogDouble *t, PetscInt n)
 {
-  Mat_AIJHybridFactor *ctx = (Mat_AIJHybridFactor *)F->spptr;
+  for (PetscInt i = 1; i < n; i++) /* insertion sort of a handful */
+    for (PetscInt j = i; j > 0 && t[j - 1] > t[j]; j--) {
+      PetscLogDouble s = t[j];
+      t[j]             = t[j - 1];
+      t[j - 1]         = s;
+    }
+  return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+}
+
+static void FactorInstall(Mat F, Mat_AIJHybridFactor *ctx, PetscBool threads);
+
+/*
+  -mat_aijhybrid_factor_solve auto: the first MatSolve()s alternate PETSc's serial solve and the
+  threaded one (a warm-up pair, then AIJHYBRID_FACTOR_TRIALS each), timed on this rank; then the
+  faster by median stays for every solve of the factor (MatSolve and friends) until its pattern or
+  thread count changes. Both give the same bits, so the choice changes times only, and ranks choose
+  independently. A level-scheduled solve waits at every level: on matrices whose levels are narrow,
+  or threads that get descheduled, PETSc's serial loop is faster, and then it is the one kept.
+*/
+static PetscErrorCode FactorTrialSolve(Mat F, Mat_AIJHybridFactor *ctx, SolveKind kind, Vec b, Vec x)
+{
+  const PetscInt k = ctx->trials++, round = k / 2 - 1; /* round -1: the warm-up pair */
+  const PetscBool threaded = (PetscBool)(k % 2 == (round % 2 ? 1 : 0)); /* alternate which goes first */
+  PetscLogDouble  t0, t1;
 
   PetscFunctionBegin;
-  PetscCall(FactorSolveRun(F, ctx->ftype == MAT_FACTOR_ILU ? SOLVE_ILU : SOLVE_ICC, b, NULL, x));
+  PetscCall(PetscTime(&t0));
+  if (threaded) PetscCall(FactorSolveRun(F, kind, b, NULL, x));
+  else PetscCall((*ctx->solve)(F, b, x));
+  PetscCall(PetscTime(&t1));
+  if (round >= 0) {
+    if (threaded) ctx->t_threaded[round] = t1 - t0;
+    else ctx->t_serial[round] = t1 - t0;
+  }
+  if (round == AIJHYBRID_FACTOR_TRIALS - 1 && k % 2 == 1) {
+    ctx->med_threaded = Median(ctx->t_threaded, AIJHYBRID_FACTOR_TRIALS);
+    ctx->med_serial   = Median(ctx->t_serial, AIJHYBRID_FACTOR_TRIALS);
+    ctx->decided      = PETSC_TRUE;
+    FactorInstall(F, ctx, (PetscBool)(ctx->med_threaded < ctx->med_serial));
+    PetscCall(PetscInfo(F, "aijhybrid: MatSolve median %g s threaded (%" PetscInt_FMT " threads, %" PetscInt_FMT "/%" PetscInt_FMT " levels) against %g s serial: %s solves kept\n", ctx->med_threaded, ctx->built_T, ctx->lower.nlevels, ctx->upper.nlevels, ctx->med_serial,
+                        ctx->use_threads ? "threaded" : "serial"));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSolve_AIJHybridFactor(Mat F, Vec b, Vec x)
+{
+  Mat_AIJHybridFactor *ctx  = (Mat_AIJHybridFactor *)F->spptr;
+  SolveKind            kind = ctx->ftype == MAT_FACTOR_ILU ? SOLVE_ILU : SOLVE_ICC;
+
+  PetscFunctionBegin;
+  if (!ctx->decided) PetscCall(FactorTrialSolve(F, ctx, kind, b, x));
+  else PetscCall(FactorSolveRun(F, kind, b, NULL, x));
   if (ctx->check) PetscCall(FactorCheck(F, ctx, "MatSolve", ctx->solve, NULL, b, NULL, x));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -555,22 +617,39 @@ static PetscErrorCode MatSolveTransposeAdd_AIJHybridFactor(Mat F, Vec b, Vec y, 
 
 /* ---------------------------------------------------------------- factorization hooks */
 
-/* a new symbolic factorization (new arrays): PETSc's solves until the next numeric one */
-static void FactorSolvesOff(Mat F, Mat_AIJHybridFactor *ctx)
+/* threads: the threaded solves in force (MatSolve and friends); otherwise PETSc's, except that
+   MatSolve stays ours while the trial of the auto choice runs */
+static void FactorInstall(Mat F, Mat_AIJHybridFactor *ctx, PetscBool threads)
 {
-  if (!ctx->threaded) return;
   F->ops->solve             = ctx->solve;
   F->ops->solveadd          = ctx->solveadd;
   F->ops->solvetranspose    = ctx->solvetranspose;
   F->ops->solvetransposeadd = ctx->solvetransposeadd;
-  ctx->threaded             = PETSC_FALSE;
+  ctx->use_threads          = threads;
+  if (ctx->solve && (threads || !ctx->decided)) F->ops->solve = MatSolve_AIJHybridFactor;
+  if (!threads) return;
+  if (ctx->solvetranspose) F->ops->solvetranspose = MatSolveTranspose_AIJHybridFactor;
+  if (ctx->ftype == MAT_FACTOR_ILU) {
+    if (ctx->solveadd) F->ops->solveadd = MatSolveAdd_AIJHybridFactor;
+    if (ctx->solvetransposeadd) F->ops->solvetransposeadd = MatSolveTransposeAdd_AIJHybridFactor;
+  }
+}
+
+/* a new symbolic factorization (new arrays): PETSc's solves until the next numeric one */
+static void FactorSolvesOff(Mat F, Mat_AIJHybridFactor *ctx)
+{
+  if (!ctx->threaded) return;
+  ctx->decided = PETSC_TRUE;
+  FactorInstall(F, ctx, PETSC_FALSE);
+  ctx->threaded = PETSC_FALSE;
 }
 
 /* after PETSc's numeric factorization: our solves with the threads of the matrix factored */
 static PetscErrorCode FactorAfterNumeric(Mat F, Mat A)
 {
   Mat_AIJHybridFactor *ctx = (Mat_AIJHybridFactor *)F->spptr;
-  PetscInt             T;
+  PetscInt             T, mode = (PetscInt)MAT_AIJHYBRID_FACTOR_SOLVE_AUTO;
+  PetscBool            rebuilt = PETSC_FALSE, set;
 
   PetscFunctionBegin;
   ctx->solve             = F->ops->solve;
@@ -578,19 +657,26 @@ static PetscErrorCode FactorAfterNumeric(Mat F, Mat A)
   ctx->solvetranspose    = F->ops->solvetranspose;
   ctx->solvetransposeadd = F->ops->solvetransposeadd;
   ctx->threaded          = PETSC_FALSE;
+  ctx->use_threads       = PETSC_FALSE;
   PetscCall(MatAIJHybridBlockThreads(A, &T));
   ctx->nthreads = T;
   if (T <= 1) PetscFunctionReturn(PETSC_SUCCESS); /* PETSc's solves are the one-thread solves */
-  if (ctx->built_pattern != ctx->pattern || ctx->built_T != T) PetscCall(FactorBuild(F, ctx, T));
+  if (ctx->built_pattern != ctx->pattern || ctx->built_T != T) {
+    PetscCall(FactorBuild(F, ctx, T));
+    rebuilt = PETSC_TRUE;
+  }
   if (ctx->reason) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscOptionsGetBool(((PetscObject)A)->options, NULL, "-mat_aijhybrid_factor_check", &ctx->check, NULL));
+  PetscCall(PetscOptionsGetEnum(((PetscObject)A)->options, NULL, "-mat_aijhybrid_factor_solve", MatAIJHybridFactorSolves, (PetscEnum *)&mode, &set));
   ctx->threaded = PETSC_TRUE;
-  if (ctx->solve) F->ops->solve = MatSolve_AIJHybridFactor;
-  if (ctx->solvetranspose) F->ops->solvetranspose = MatSolveTranspose_AIJHybridFactor;
-  if (ctx->ftype == MAT_FACTOR_ILU) {
-    if (ctx->solveadd) F->ops->solveadd = MatSolveAdd_AIJHybridFactor;
-    if (ctx->solvetransposeadd) F->ops->solvetransposeadd = MatSolveTransposeAdd_AIJHybridFactor;
-  }
+  if (rebuilt || (MatAIJHybridFactorSolve)mode != ctx->mode) { /* a new trial: new schedules, thread count or mode */
+    ctx->mode         = (MatAIJHybridFactorSolve)mode;
+    ctx->trials       = 0;
+    ctx->med_threaded = ctx->med_serial = 0;
+    ctx->decided      = (PetscBool)(ctx->mode != MAT_AIJHYBRID_FACTOR_SOLVE_AUTO);
+    ctx->use_threads  = (PetscBool)(ctx->mode != MAT_AIJHYBRID_FACTOR_SOLVE_SERIAL);
+  } else ctx->use_threads = ctx->decided ? (PetscBool)(ctx->mode == MAT_AIJHYBRID_FACTOR_SOLVE_THREADED || ctx->med_threaded < ctx->med_serial) : PETSC_FALSE;
+  FactorInstall(F, ctx, (PetscBool)(ctx->decided && ctx->use_threads));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -679,8 +765,10 @@ static PetscErrorCode MatGetFactor_AIJHybrid(Mat A, MatFactorType ftype, Mat *F)
          built for this factor, seconds of the last build)
 
   Options Database Key:
-. -mat_aijhybrid_factor_check - (debugging) every threaded solve is compared with PETSc's own solve,
-                                which must give the same bits; read when the factor is made
++ -mat_aijhybrid_factor_solve <auto,threaded,serial> - the measured choice (default: the first solves
+                                run both ways, the faster by median is kept), always threaded, or PETSc's
+- -mat_aijhybrid_factor_check - (debugging) every threaded solve is compared with PETSc's own solve,
+                                which must give the same bits; both read when the factor is made
 
   Level: intermediate
 
@@ -703,6 +791,10 @@ PetscErrorCode MatAIJHybridGetFactorInfo(Mat F, MatAIJHybridFactorInfo *info)
   }
   if (!ctx) PetscFunctionReturn(PETSC_SUCCESS);
   info->threaded     = ctx->threaded;
+  info->in_use       = (PetscBool)(ctx->threaded && ctx->decided && ctx->use_threads);
+  info->decided      = (PetscBool)(!ctx->threaded || ctx->decided);
+  info->time_threaded = ctx->med_threaded;
+  info->time_serial   = ctx->med_serial;
   info->nthreads     = ctx->threaded ? ctx->built_T : 1;
   info->levels_lower = ctx->threaded ? ctx->lower.nlevels : 0;
   info->levels_upper = ctx->threaded ? ctx->upper.nlevels : 0;

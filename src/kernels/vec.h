@@ -246,108 +246,24 @@ static inline void AIJHybridVecMAXPYRange(const AIJHybridVecMapArgs *m, PetscInt
   }
 }
 
-/* the map of the entries [s, e) */
+/* the map of the entries [s, e): with restrict-qualified operands when they are distinct arrays (so
+   the compiler vectorizes every loop without run-time overlap checks), plainly where w is x or y
+   (PETSc's vectors are either the same array or disjoint) */
+#define AIJHYBRID_VEC_MAP_NAME AIJHybridVecMapRangeDistinct
+#define AIJHYBRID_VEC_MAP_QUAL PETSC_RESTRICT
+#include "vecmap.inc"
+#undef AIJHYBRID_VEC_MAP_NAME
+#undef AIJHYBRID_VEC_MAP_QUAL
+#define AIJHYBRID_VEC_MAP_NAME AIJHybridVecMapRangeAliased
+#define AIJHYBRID_VEC_MAP_QUAL
+#include "vecmap.inc"
+#undef AIJHYBRID_VEC_MAP_NAME
+#undef AIJHYBRID_VEC_MAP_QUAL
+
 static inline void AIJHybridVecMapRange(const AIJHybridVecMapArgs *m, PetscInt s, PetscInt e)
 {
-  const PetscScalar  a = m->a, b = m->b, c = m->c;
-  const PetscScalar *x = m->x, *y = m->y;
-  PetscScalar       *w = m->w;
-
-  switch (m->op) {
-  case AIJHYBRID_VEC_SET:
-    for (PetscInt i = s; i < e; i++) w[i] = a;
-    break;
-  case AIJHYBRID_VEC_SCALE:
-    for (PetscInt i = s; i < e; i++) w[i] = AIJHybridMulBLAS(a, w[i]);
-    break;
-  case AIJHYBRID_VEC_COPY:
-    if (e > s) memcpy(w + s, x + s, sizeof(PetscScalar) * (size_t)(e - s));
-    break;
-  case AIJHYBRID_VEC_SWAP:
-    for (PetscInt i = s; i < e; i++) {
-      const PetscScalar t = w[i];
-      w[i]                = m->v[i];
-      m->v[i]             = t;
-    }
-    break;
-  case AIJHYBRID_VEC_AXPY:
-    for (PetscInt i = s; i < e; i++) w[i] += AIJHybridMulBLAS(a, x[i]);
-    break;
-  case AIJHYBRID_VEC_AYPX:
-    for (PetscInt i = s; i < e; i++) w[i] = x[i] + a * w[i];
-    break;
-  case AIJHYBRID_VEC_AYPX_MINUS:
-    for (PetscInt i = s; i < e; i++) w[i] = x[i] - w[i];
-    break;
-  case AIJHYBRID_VEC_AXPBY:
-    for (PetscInt i = s; i < e; i++) w[i] = a * x[i] + b * w[i];
-    break;
-  case AIJHYBRID_VEC_AX:
-    for (PetscInt i = s; i < e; i++) w[i] = a * x[i];
-    break;
-  case AIJHYBRID_VEC_AXPBYPCZ:
-    for (PetscInt i = s; i < e; i++) w[i] = a * x[i] + b * y[i] + c * w[i];
-    break;
-  case AIJHYBRID_VEC_AXPBYPCZ_A1:
-    for (PetscInt i = s; i < e; i++) w[i] = x[i] + b * y[i] + c * w[i];
-    break;
-  case AIJHYBRID_VEC_AXPBYPCZ_C1:
-    for (PetscInt i = s; i < e; i++) w[i] = a * x[i] + b * y[i] + w[i];
-    break;
-  case AIJHYBRID_VEC_AXPBYPCZ_NOZ:
-    for (PetscInt i = s; i < e; i++) w[i] = a * x[i] + b * y[i];
-    break;
-  case AIJHYBRID_VEC_WAXPY:
-    for (PetscInt i = s; i < e; i++) w[i] = a * x[i] + y[i];
-    break;
-  case AIJHYBRID_VEC_WAXPY_PLUS:
-    for (PetscInt i = s; i < e; i++) w[i] = x[i] + y[i];
-    break;
-  case AIJHYBRID_VEC_WAXPY_MINUS:
-    for (PetscInt i = s; i < e; i++) w[i] = y[i] - x[i];
-    break;
-  case AIJHYBRID_VEC_MAXPY:
-  case AIJHYBRID_VEC_MAXPBY:
-  case AIJHYBRID_VEC_MAXPBY_ZERO:
-    AIJHybridVecMAXPYRange(m, s, e);
-    break;
-  case AIJHYBRID_VEC_SHIFT:
-    for (PetscInt i = s; i < e; i++) w[i] += a;
-    break;
-  case AIJHYBRID_VEC_POINTWISE_MULT:
-    for (PetscInt i = s; i < e; i++) w[i] = x[i] * y[i];
-    break;
-  case AIJHYBRID_VEC_POINTWISE_DIV:
-#if PETSC_VERSION_LT(3, 26, 0)
-    for (PetscInt i = s; i < e; i++) w[i] = y[i] != (PetscScalar)0.0 ? x[i] / y[i] : (PetscScalar)0.0;
-#else
-    for (PetscInt i = s; i < e; i++) w[i] = y[i] == (PetscScalar)0.0 ? (x[i] == (PetscScalar)0.0 ? (PetscScalar)1.0 : (PetscScalar)0.0) : x[i] / y[i];
-#endif
-    break;
-  case AIJHYBRID_VEC_POINTWISE_MAX:
-    for (PetscInt i = s; i < e; i++) w[i] = PetscMax(PetscRealPart(x[i]), PetscRealPart(y[i]));
-    break;
-  case AIJHYBRID_VEC_POINTWISE_MIN:
-    for (PetscInt i = s; i < e; i++) w[i] = PetscMin(PetscRealPart(x[i]), PetscRealPart(y[i]));
-    break;
-  case AIJHYBRID_VEC_POINTWISE_MAXABS:
-    for (PetscInt i = s; i < e; i++) w[i] = PetscMax(PetscAbsScalar(x[i]), PetscAbsScalar(y[i]));
-    break;
-  case AIJHYBRID_VEC_RECIPROCAL:
-#if PETSC_VERSION_LT(3, 19, 0)
-    for (PetscInt i = s; i < e; i++)
-      if (w[i] != (PetscScalar)0.0) w[i] = (PetscScalar)1.0 / w[i];
-#else
-    for (PetscInt i = s; i < e; i++) w[i] = w[i] == (PetscScalar)0.0 ? (PetscScalar)0.0 : (PetscScalar)1.0 / w[i];
-#endif
-    break;
-  case AIJHYBRID_VEC_ABS:
-    for (PetscInt i = s; i < e; i++) w[i] = PetscAbsScalar(w[i]);
-    break;
-  case AIJHYBRID_VEC_CONJUGATE:
-    for (PetscInt i = s; i < e; i++) w[i] = PetscConj(w[i]);
-    break;
-  }
+  if (m->w != m->x && m->w != m->y) AIJHybridVecMapRangeDistinct(m, m->w, m->x, m->y, s, e);
+  else AIJHybridVecMapRangeAliased(m, m->w, m->x, m->y, s, e);
 }
 
 /*

@@ -25,6 +25,7 @@ enum {
   OPT_NODE_AWARE,
   OPT_NODE_SIZE,
   OPT_SOR_SERIAL,
+  OPT_FACTOR_SOLVE,
   OPT_FACTOR_CHECK,
   OPT_COUNT
 };
@@ -42,6 +43,7 @@ static const AIJHybridOption MatAIJHybridOptionList[OPT_COUNT] = {
   [OPT_NODE_AWARE]       = {"mat_aijhybrid_node_aware", AIJHYBRID_OPTION_BOOL, 0, 0, 0, {0, 0}, NULL, "a boolean (true, false, yes, no, on, off, 1, 0; no value: true)", "false (the halo PetscSF's type is what -sf_type says, default basic)", "Node-aware halo exchange (PetscSF type nodeaware): one inter-node message per ordered node pair, gathered and redistributed on the nodes", "MatAIJHybridSetNodeAware"},
   [OPT_NODE_SIZE]        = {"mat_aijhybrid_node_size", AIJHYBRID_OPTION_INT, 0, PETSC_MAX_INT, 2, {PETSC_DECIDE, PETSC_DEFAULT}, NULL, "an integer >= 1, or 0 for the node-aware PetscSF's own choice", "0 (the PetscSF's -sf_nodeaware_node_size, else the nodes MPI_COMM_TYPE_SHARED finds)", "Emulate nodes of k consecutive ranks for the node-aware exchange (0: the PetscSF's -sf_nodeaware_node_size, else nodes from MPI_COMM_TYPE_SHARED)", "MatAIJHybridSetNodeSize"},
   [OPT_SOR_SERIAL]       = {"mat_aijhybrid_sor_serial", AIJHYBRID_OPTION_BOOL, 0, 0, 0, {0, 0}, NULL, "a boolean (true, false, yes, no, on, off, 1, 0; no value: true)", "false (thread-local sweeps)", "MatSOR runs AIJ's serial sweeps instead of thread-local ones (each thread's rows swept with the other threads' values from the previous sweep)", "MatAIJHybridSetSORSerial"},
+  [OPT_FACTOR_SOLVE]     = {"mat_aijhybrid_factor_solve", AIJHYBRID_OPTION_ENUM, 0, 0, 0, {0, 0}, MatAIJHybridFactorSolves, "one of auto, threaded, serial", "auto (the first solves of a factor measured both ways, the faster kept)", "Triangular solves of ILU/ICC factors: measured choice, threaded, or PETSc's serial ones (read when the factor is made)", "MatAIJHybridGetFactorInfo"},
   [OPT_FACTOR_CHECK]     = {"mat_aijhybrid_factor_check", AIJHYBRID_OPTION_BOOL, 0, 0, 0, {0, 0}, NULL, "a boolean (true, false, yes, no, on, off, 1, 0; no value: true)", "false", "Debugging: compare every threaded triangular solve of an ILU/ICC factor with PETSc's own (read when the factor is made)", "MatAIJHybridGetFactorInfo"},
 };
 
@@ -65,6 +67,7 @@ PetscErrorCode MatAIJHybridSetFromOptions_Private(Mat A, AIJHybridOptionItems Pe
   v[OPT_NODE_AWARE].i       = ctx->node_aware;
   v[OPT_NODE_SIZE].i        = ctx->node_size;
   v[OPT_SOR_SERIAL].i       = ctx->sor_serial;
+  v[OPT_FACTOR_SOLVE].i     = (PetscInt)MAT_AIJHYBRID_FACTOR_SOLVE_AUTO; /* read by the factors (src/factor/factor.c) */
   v[OPT_FACTOR_CHECK].i     = 0; /* read by the factors themselves (src/factor/factor.c) when they are made */
   /* every option read and checked before any is applied: a bad one leaves the matrix as it was */
   PetscCall(AIJHybridOptionsProcess(PetscOptionsObject, (PetscObject)A, &MatAIJHybridOptionTable, v));

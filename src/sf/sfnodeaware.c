@@ -22,6 +22,7 @@ static PetscBool NodeAwarePackageInitialized = PETSC_FALSE;
 #define NA_WHY_OP     4
 #define NA_WHY_DUPSUM 8
 #define NA_WHY_FETCH  16
+#define NA_WHY_PLAIN  32
 
 /* ---------------------------------------------------------------------------------------------- */
 /* units and operations */
@@ -105,6 +106,14 @@ static PetscErrorCode Decode(PetscSF sf, PetscInt dir, MPI_Datatype unit, MPI_Op
   /* basic adds a root's contributions leaf by leaf; combining a rank's leaves first would change floating-point sums */
   *why = NA_WHY_DUPSUM;
   if (dir == NA_REDUCE && *nop == NA_OP_SUM && (u->base == NA_BASE_REAL || u->base == NA_BASE_COMPLEX) && na->dupleaves) PetscFunctionReturn(PETSC_SUCCESS);
+  /* one node, or one rank per node: the plan's messages are basic's (rank to rank), so basic sends them
+     (its packing is the faster), unless -sf_nodeaware_always */
+  *why = NA_WHY_PLAIN;
+  if (!na->always) {
+    PetscMPIInt size;
+    PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)sf), &size));
+    if (na->nnodes == 1 || na->nnodes == size) PetscFunctionReturn(PETSC_SUCCESS);
+  }
   *why = 0;
   *ok  = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -130,6 +139,9 @@ static PetscErrorCode SayWhy(PetscSF sf, PetscInt why)
     break;
   case NA_WHY_DUPSUM:
     what = "a floating-point sum where a rank has several leaves on one root of another rank (basic's order of additions kept)";
+    break;
+  case NA_WHY_PLAIN:
+    what = "every operation on one node, or with one rank per node (the plan's messages are basic's; -sf_nodeaware_always runs the plan)";
     break;
   default:
     what = "fetch-and-op";
@@ -238,6 +250,8 @@ static PetscErrorCode PetscSFDestroy_NodeAware(PetscSF sf)
   PetscCall(PetscSFReset_NodeAware(sf));
   PetscCall(PetscFree(na->fb));
   PetscCall(PetscObjectComposeFunction((PetscObject)sf, "PetscSFNodeAwareSetNodeSize_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)sf, "PetscSFNodeAwareSetAlways_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)sf, "PetscSFNodeAwareGetAlways_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)sf, "PetscSFNodeAwareGetNodeSize_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)sf, "PetscSFNodeAwareGetStats_C", NULL));
   PetscCall(PetscFree(sf->data));
@@ -247,9 +261,11 @@ static PetscErrorCode PetscSFDestroy_NodeAware(PetscSF sf)
 /* the -sf_nodeaware_* options, each described once (src/options/optiontable.h) */
 enum {
   SFNA_OPT_NODE_SIZE,
+  SFNA_OPT_ALWAYS,
   SFNA_OPT_COUNT
 };
 static const AIJHybridOption PetscSFNodeAwareOptionList[SFNA_OPT_COUNT] = {
+  [SFNA_OPT_ALWAYS]    = {"sf_nodeaware_always", AIJHYBRID_OPTION_BOOL, 0, 0, 0, {0, 0}, NULL, "a boolean (true, false, yes, no, on, off, 1, 0; no value: true)", "false (basic runs where the plan combines nothing)", "Run the node-aware plan even on one node or with one rank per node, where its messages are basic's and basic sends them by default", "PetscSFNodeAwareSetAlways"},
   [SFNA_OPT_NODE_SIZE] = {"sf_nodeaware_node_size", AIJHYBRID_OPTION_INT, 0, PETSC_MAX_INT, 0, {0, 0}, NULL, "an integer >= 1, or 0 for the nodes MPI_COMM_TYPE_SHARED finds", "0 (the nodes MPI_COMM_TYPE_SHARED finds)", "Emulate nodes of k consecutive ranks (0: the nodes MPI_COMM_TYPE_SHARED finds)", "PetscSFNodeAwareSetNodeSize"},
 };
 
@@ -262,8 +278,10 @@ static PetscErrorCode PetscSFSetFromOptions_NodeAware(PetscSF sf, AIJHybridOptio
 
   PetscFunctionBegin;
   v[SFNA_OPT_NODE_SIZE].i = na->node_size;
+  v[SFNA_OPT_ALWAYS].i    = na->always;
   PetscCall(AIJHybridOptionsProcess(PetscOptionsObject, (PetscObject)sf, &PetscSFNodeAwareOptionTable, v));
   if (v[SFNA_OPT_NODE_SIZE].set) PetscCall(PetscSFNodeAwareSetNodeSize(sf, v[SFNA_OPT_NODE_SIZE].i));
+  if (v[SFNA_OPT_ALWAYS].set) PetscCall(PetscSFNodeAwareSetAlways(sf, (PetscBool)v[SFNA_OPT_ALWAYS].i));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -488,6 +506,22 @@ static PetscErrorCode PetscSFNodeAwareSetNodeSize_NodeAware(PetscSF sf, PetscInt
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode PetscSFNodeAwareSetAlways_NodeAware(PetscSF sf, PetscBool flg)
+{
+  PetscSF_NodeAware *na = (PetscSF_NodeAware *)sf->data;
+
+  PetscFunctionBegin;
+  na->always = flg; /* read by each operation's begin: no rebuild */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PetscSFNodeAwareGetAlways_NodeAware(PetscSF sf, PetscBool *flg)
+{
+  PetscFunctionBegin;
+  *flg = ((PetscSF_NodeAware *)sf->data)->always;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode PetscSFNodeAwareGetNodeSize_NodeAware(PetscSF sf, PetscInt *k)
 {
   PetscFunctionBegin;
@@ -549,6 +583,60 @@ PetscErrorCode PetscSFNodeAwareGetNodeSize(PetscSF sf, PetscInt *k)
 }
 
 /*@
+  PetscSFNodeAwareSetAlways - Makes a `PETSCSFNODEAWARE` `PetscSF` run its node-aware plan even where the plan combines nothing
+
+  Logically Collective
+
+  Input Parameters:
++ sf  - the star forest, of type `PETSCSFNODEAWARE`
+- flg - `PETSC_TRUE`: the node-aware plan on one node and with one rank per node too; `PETSC_FALSE`
+        (default): there basic sends the messages
+
+  Options Database Key:
+. -sf_nodeaware_always <bool> - run the node-aware plan always
+
+  Level: developer
+
+  Note:
+  On one node, or with one rank per node, the plan's messages are basic's (rank to rank), and basic,
+  whose packing is faster, sends them: the type then costs what basic costs. Tests set it to check
+  the node-aware machinery on few ranks.
+
+.seealso: `PETSCSFNODEAWARE`, `PetscSFNodeAwareGetAlways()`, `PetscSFNodeAwareSetNodeSize()`
+@*/
+PetscErrorCode PetscSFNodeAwareSetAlways(PetscSF sf, PetscBool flg)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(sf, PETSCSF_CLASSID, 1);
+  PetscValidLogicalCollectiveBool(sf, flg, 2);
+  PetscTryMethod(sf, "PetscSFNodeAwareSetAlways_C", (PetscSF, PetscBool), (sf, flg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PetscSFNodeAwareGetAlways - Tells whether a `PETSCSFNODEAWARE` `PetscSF` runs its node-aware plan even where the plan combines nothing
+
+  Not Collective
+
+  Input Parameter:
+. sf - the star forest, of type `PETSCSFNODEAWARE`
+
+  Output Parameter:
+. flg - the setting
+
+  Level: developer
+
+.seealso: `PETSCSFNODEAWARE`, `PetscSFNodeAwareSetAlways()`
+@*/
+PetscErrorCode PetscSFNodeAwareGetAlways(PetscSF sf, PetscBool *flg)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(sf, PETSCSF_CLASSID, 1);
+  PetscUseMethod(sf, "PetscSFNodeAwareGetAlways_C", (PetscSF, PetscBool *), (sf, flg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
   PetscSFNodeAwareGetStats - Gets the nodes and the messages of a `PETSCSFNODEAWARE` `PetscSF`, and those of a basic one of the same graph
 
   Collective
@@ -597,8 +685,18 @@ static PetscErrorCode PetscSFCreate_NodeAware(PetscSF sf)
 
   PetscCall(PetscNew(&na));
   sf->data = (void *)na;
+  { /* the options, read here too for an SF given this type after PetscSFSetFromOptions() (the matrix's halo SF) */
+    AIJHybridOptionValue v;
+
+    PetscCall(AIJHybridOptionGet(((PetscObject)sf)->options, ((PetscObject)sf)->prefix, &PetscSFNodeAwareOptionTable, SFNA_OPT_NODE_SIZE, &v));
+    if (v.set) na->node_size = v.i;
+    PetscCall(AIJHybridOptionGet(((PetscObject)sf)->options, ((PetscObject)sf)->prefix, &PetscSFNodeAwareOptionTable, SFNA_OPT_ALWAYS, &v));
+    if (v.set) na->always = (PetscBool)v.i;
+  }
   PetscCall(PetscObjectComposeFunction((PetscObject)sf, "PetscSFNodeAwareSetNodeSize_C", PetscSFNodeAwareSetNodeSize_NodeAware));
   PetscCall(PetscObjectComposeFunction((PetscObject)sf, "PetscSFNodeAwareGetNodeSize_C", PetscSFNodeAwareGetNodeSize_NodeAware));
+  PetscCall(PetscObjectComposeFunction((PetscObject)sf, "PetscSFNodeAwareSetAlways_C", PetscSFNodeAwareSetAlways_NodeAware));
+  PetscCall(PetscObjectComposeFunction((PetscObject)sf, "PetscSFNodeAwareGetAlways_C", PetscSFNodeAwareGetAlways_NodeAware));
   PetscCall(PetscObjectComposeFunction((PetscObject)sf, "PetscSFNodeAwareGetStats_C", PetscSFNodeAwareGetStats_NodeAware));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

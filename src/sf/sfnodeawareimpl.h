@@ -88,6 +88,7 @@ typedef struct {
 
 typedef struct {
   PetscInt  node_size; /* requested: 0 for the nodes MPI_COMM_TYPE_SHARED finds, k > 0 emulated nodes of k ranks */
+  PetscBool always;    /* the node-aware path even where the plan combines nothing (one node, or one rank per node) */
   PetscBool built;     /* the setup below is for the current graph */
   PetscInt  built_node_size;
   PetscSF   basic;     /* the same graph, type basic: every operation that is not node-aware */

@@ -16,7 +16,11 @@ static char help[] = "Triangular solves of ILU/ICC factors of aijhybrid matrices
        (PETSc's serial routines), on the same local vectors;
      - a GMRES + ILU(0) (bjacobi on several ranks) and a CG + ICC(0) solve have residual histories
        bitwise equal to aij's, where aij's MatMult is the plain CSR loop (matrices without inodes),
-       and bitwise equal across the thread counts always.
+       and bitwise equal across the thread counts always;
+   all of these with -mat_aijhybrid_factor_solve threaded (set here unless given), so that every
+   solve is a threaded one. Then the default measured choice (auto): every solve of the trial and
+   after it gives PETSc's bits, the trial ends after its solves with both medians measured, and the
+   solves kept are the faster ones.
    Prints "factor_solves: <n> checks passed".
 */
 #include <petscaijhybrid.h>
@@ -363,6 +367,11 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-m", &m, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-threads", &maxT, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-quick", &quick, NULL));
+  {
+    PetscBool set;
+    PetscCall(PetscOptionsHasName(NULL, NULL, "-mat_aijhybrid_factor_solve", &set));
+    if (!set) PetscCall(PetscOptionsSetValue(NULL, "-mat_aijhybrid_factor_solve", "threaded"));
+  }
   for (PetscInt kind = 0; kind < NMATS; kind++) {
     for (PetscInt c = 0; c < nconfigs; c++) {
       const PetscBool icc = (PetscBool)!strcmp(configs[c].pc, PCICC);
@@ -422,6 +431,44 @@ int main(int argc, char **argv)
       PetscCall(MatDestroy(&H));
       PetscCall(MatDestroy(&A));
     }
+  }
+  /* the measured choice: -mat_aijhybrid_factor_solve auto, 2 threads */
+  if (maxT >= 2) {
+    Mat                    A, H, FA, FH;
+    KSP                    ka, kh;
+    Vec                    b, xa, xh;
+    MatAIJHybridFactorInfo info;
+
+    PetscCall(PetscOptionsSetValue(NULL, "-mat_aijhybrid_factor_solve", "auto"));
+    PetscCall(Build(MAT_POISSON, m, PETSC_FALSE, &A));
+    PetscCall(MatConvert(A, MATAIJHYBRID, MAT_INITIAL_MATRIX, &H));
+    PetscCall(MatAIJHybridSetNumThreads(H, 2));
+    PetscCall(FactorKSP(A, PCILU, 0, MATORDERINGNATURAL, &ka, &FA));
+    PetscCall(FactorKSP(H, PCILU, 0, MATORDERINGNATURAL, &kh, &FH));
+    PetscCall(MatCreateVecs(FA, &b, NULL));
+    PetscCall(VecDuplicate(b, &xa));
+    PetscCall(VecDuplicate(b, &xh));
+    PetscCall(MatAIJHybridGetFactorInfo(FH, &info));
+    PetscCheck(info.threaded && !info.decided && !info.in_use, PETSC_COMM_SELF, PETSC_ERR_PLIB, "auto: before any solve the choice must be open (threaded %d decided %d in use %d)", (int)info.threaded, (int)info.decided, (int)info.in_use);
+    for (PetscInt k = 0; k < 20; k++) {
+      PetscCall(VecSetRandom(b, NULL));
+      PetscCall(MatSolve(FA, b, xa));
+      PetscCall(MatSolve(FH, b, xh));
+      PetscCall(SameBits(xa, xh, "auto: MatSolve"));
+      nchecks++;
+    }
+    PetscCall(MatAIJHybridGetFactorInfo(FH, &info));
+    PetscCheck(info.decided && info.time_threaded > 0 && info.time_serial > 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "auto: the trial did not end after 20 solves (decided %d, medians %g %g)", (int)info.decided, (double)info.time_threaded, (double)info.time_serial);
+    PetscCheck(info.in_use == (info.time_threaded < info.time_serial), PETSC_COMM_SELF, PETSC_ERR_PLIB, "auto: kept %s solves with medians %g threaded, %g serial", info.in_use ? "threaded" : "serial", (double)info.time_threaded, (double)info.time_serial);
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "auto: threaded %g s, serial %g s: %s kept\n", (double)info.time_threaded, (double)info.time_serial, info.in_use ? "threaded" : "serial"));
+    nchecks += 2;
+    PetscCall(VecDestroy(&b));
+    PetscCall(VecDestroy(&xa));
+    PetscCall(VecDestroy(&xh));
+    PetscCall(KSPDestroy(&ka));
+    PetscCall(KSPDestroy(&kh));
+    PetscCall(MatDestroy(&H));
+    PetscCall(MatDestroy(&A));
   }
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "factor_solves: %" PetscInt_FMT " checks passed\n", nchecks));
   PetscCall(PetscFinalize());

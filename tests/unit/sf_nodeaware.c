@@ -114,6 +114,7 @@ static PetscErrorCode MakeSF(const Graph *g, PetscSFType type, PetscInt node_siz
   PetscCall(PetscSFCreate(comm, sf));
   PetscCall(PetscSFSetType(*sf, type));
   if (node_size >= 0) PetscCall(PetscSFNodeAwareSetNodeSize(*sf, node_size));
+  if (node_size >= 0) PetscCall(PetscSFNodeAwareSetAlways(*sf, PETSC_TRUE)); /* the node-aware plan at every node size */
   PetscCall(PetscSFSetGraph(*sf, g->nroots, g->nleaves, g->ilocal, PETSC_COPY_VALUES, g->iremote, PETSC_COPY_VALUES));
   PetscCall(PetscSFSetUp(*sf));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -461,6 +462,7 @@ static PetscErrorCode CompareInPlace(PetscInt node_size, const char *desc)
     PetscCall(PetscSFCreate(comm, sf));
     PetscCall(PetscSFSetType(*sf, t ? PETSCSFNODEAWARE : PETSCSFBASIC));
     if (t) PetscCall(PetscSFNodeAwareSetNodeSize(*sf, node_size));
+    if (t) PetscCall(PetscSFNodeAwareSetAlways(*sf, PETSC_TRUE));
     PetscCall(PetscSFSetGraph(*sf, n, nl, il, PETSC_COPY_VALUES, rem, PETSC_COPY_VALUES));
   }
   PetscCall(PetscMalloc2(n, &ab, n, &an));
@@ -579,6 +581,7 @@ int main(int argc, char **argv)
         PetscCall(CheckStats(sfn, desc));
         if (k == 1) { /* a new node size on a used SF: rebuilt, still the same results */
           PetscCall(PetscSFNodeAwareSetNodeSize(sfn, size));
+          PetscCall(PetscSFNodeAwareSetAlways(sfn, PETSC_TRUE));
           PetscCall(CompareOp(sfb, sfn, &g, (PetscBool)gdups, U_SCALAR, MPI_SUM, 1, desc));
         }
         PetscCall(PetscSFDestroy(&sfn));
