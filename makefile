@@ -56,7 +56,7 @@ LINK_AH     := -L$(LIBDIR) -Wl,-rpath,$(LIBDIR) -lpetscaijhybrid $(LIBPETSC) $(O
 # every C file of src/ and its concern folders (src/<concern>/*.c) is part of the library
 SRC := $(wildcard src/*.c src/*/*.c)
 OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SRC))
-HDR := $(wildcard include/*.h src/*.h src/*/*.h)
+HDR := $(wildcard include/*.h src/*.h src/*/*.h src/*/*.inc)
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/ex*.c))
 # pure unit tests built from their sources (no plugin library): tests/unit/<name>.c
 PURE_UNIT := test_partition test_nodeplan test_veckernels test_levels test_cmrcm test_sor
@@ -99,7 +99,7 @@ $(BUILD)/tests/test_nodeplan: tests/unit/test_nodeplan.c tests/unit/unitcheck.h 
 	@mkdir -p $(dir $@)
 	@echo "  CC   tests/unit/test_nodeplan.c"
 	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) tests/unit/test_nodeplan.c src/sf/nodeplan.c -o $@ $(LIBPETSC) $(OPENMP)
-$(BUILD)/tests/test_veckernels: tests/unit/test_veckernels.c tests/unit/unitcheck.h src/kernels/vec.h
+$(BUILD)/tests/test_veckernels: tests/unit/test_veckernels.c tests/unit/unitcheck.h src/kernels/vec.h src/kernels/vecmap.inc
 	@mkdir -p $(dir $@)
 	@echo "  CC   tests/unit/test_veckernels.c"
 	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) tests/unit/test_veckernels.c -o $@ $(LIBPETSC) $(OPENMP)
