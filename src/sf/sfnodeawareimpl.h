@@ -42,34 +42,21 @@ typedef struct {
 #define NA_BCAST  0
 #define NA_REDUCE 1
 
-/* a list of (destination index, origin) pairs cut into runs of consecutive origins: walked run by run when the runs are long */
-typedef struct {
-  PetscInt   nr;     /* runs */
-  PetscInt  *start;  /* [nr+1] first pair of each run; start[nr] = pairs */
-  PetscBool *contig; /* [nr] the destinations of the run are consecutive too (a memcpy for a replace) */
-  PetscBool  use;    /* runs long enough (4 pairs on average) */
-} NARuns;
-
-/* buffers and requests of one operation in flight; reused by later operations of the same direction and unit size */
+/* buffers and persistent requests of one operation in flight; reused by later operations of the same direction and unit size */
 typedef struct _n_NALink *NALink;
 struct _n_NALink {
   PetscInt     dir;
   size_t       unitbytes;
   MPI_Datatype mpiunit;          /* unitbytes contiguous bytes */
   char        *sbuf, *rbuf, *cbuf; /* send and receive buffers of the schedule; reduce: the per-ghost contributions */
-  MPI_Request *rreq[3], *sreq[3];  /* persistent, for the buffers in rbufp, sbufp (initialized again when a message's buffer changes) */
-  char       **rbufp[3], **sbufp[3];
+  MPI_Request *rreq[3], *sreq[3];
   PetscMPIInt  nrreq[3], nsreq[3];
   /* the operation in flight */
   MPI_Datatype unit;
   NAUnit       u;
   NAOp         op;
   const void  *rootdata, *leafdata;
-  PetscMPIInt  tag[3];
-  const char  *src;         /* the source array of the schedule: the roots, the leaves (reduce, when they are the contributions) or cbuf */
-  PetscBool    direct;      /* messages marked sdirect go from the source (rootdata != leafdata) */
-  PetscBool    inplace;     /* and, for a broadcast with MPI_REPLACE, those marked rdirect land in the leaves */
-  PetscBool    started[3];  /* sends of step p started */
+  PetscBool    started[3]; /* sends of step p started */
   NALink       next;
 };
 
@@ -104,17 +91,6 @@ typedef struct {
   PetscInt  nrev1, *r1leaf, *r1ghost;             /* reduce: the first leaf of each ghost, copied to its contribution */
   PetscInt  nrev2, *r2leaf, *r2ghost;             /* reduce: further leaves of a ghost, combined in leaf order */
   AIJHybridNodeSchedule sched[2];                 /* NA_BCAST, NA_REDUCE */
-  /* messages without a copy, as basic does for contiguous indices */
-  PetscInt *sdirect[2][3];               /* per direction, step and message sent: first source entry when its entries are consecutive source entries, else -1 */
-  PetscInt *rdirect[3];                  /* broadcast, per step and message received: first leaf location when its entries go each to one leaf, consecutively, else -1 */
-  PetscInt  nfwd_nd, *fleaf_nd, *forig_nd; /* broadcast with MPI_REPLACE: the leaves not received in place */
-  PetscBool rev_leaves;                  /* reduce: the contributions are the leaves leafdata[revbase + k] (nothing to gather) */
-  PetscInt  revbase;
-  /* runs of the lists above */
-  NARuns    run_local[2], run_fwd, run_fwd_nd, run_rev, run_r1;
-  NARuns    run_send[2][3];    /* the entries of each step, runs cut at message boundaries */
-  PetscInt *run_msg[2][3];     /* [nsend+1] first run of each message */
-  PetscBool *run_msg_use[2][3]; /* per message: pack it run by run */
   NACounts  cnt_basic, cnt_fwd, cnt_rev;
 
   NALink      avail, inuse; /* inuse: in the order the operations began */

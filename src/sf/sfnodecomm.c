@@ -5,25 +5,21 @@
    distinct roots of other ranks that this rank's leaves reference are its "ghosts", the input of
    the pure plan builder (nodeplan.c), whose three rounds of sparse messages run here; each direction
    of the plan is compiled into a schedule (copies of a rank to itself folded away), and the leaves
-   are listed in the orders PETSCSFBASIC uses, so that results are bitwise the same. Messages whose
-   entries are consecutive in the source are sent from it, and broadcast messages that go to
-   consecutive leaves are received into them (MPI_REPLACE), as basic does for contiguous indices.
+   are listed in the orders PETSCSFBASIC uses, so that results are bitwise the same.
 
    An operation (PetscSFNodeAwareBegin/End_Private) uses a link: buffers and persistent requests for
-   one direction and unit size, created on first use and kept (a request is initialized again when
-   its message's buffer moves, e.g. a broadcast into other leaves). Begin posts every receive, packs
-   every entry that comes from the source array, does the leaves on this rank's own roots (as basic
-   does at begin) and starts the steps that need nothing else. End starts each remaining step once
-   the receives it forwards have arrived, waits, and applies what arrived to the leaves (broadcast)
-   or roots (reduction). While one operation of the SF waits, the others in flight are advanced
-   too: a rank may relay for another operation that its peers end first.
+   one direction and unit size, created on first use and kept. Begin posts every receive, packs every
+   entry that comes from the source array, starts the steps that need nothing else, and does the
+   leaves on this rank's own roots (as basic does at begin). End starts each remaining step once the
+   receives it forwards have arrived, waits, and applies what arrived to the leaves (broadcast) or
+   roots (reduction). While one operation of the SF waits, the others in flight are advanced too: a
+   rank may relay for another operation that its peers end first.
 */
 #include "sfnodeawareimpl.h"
 
 /* ---------------------------------------------------------------------------------------------- */
 /* kernels: dst[di[i]] (dst[i] when di is NULL) op= the unit at orig[i] (>= 0: S, < 0: R), unit by unit;
-   filter > 0 only the entries from S, < 0 only those from R, 0 all; orig NULL: the origins are
-   consecutive, from S on */
+   filter > 0 only the entries from S, < 0 only those from R, 0 all */
 
 typedef void (*NAKernel)(PetscInt, PetscInt, const PetscInt *, void *, const PetscInt *, const void *, const void *, PetscInt);
 
@@ -32,14 +28,6 @@ typedef void (*NAKernel)(PetscInt, PetscInt, const PetscInt *, void *, const Pet
   { \
     T       *dst = (T *)dstv; \
     const T *S = (const T *)Sv, *R = (const T *)Rv; \
-    if (!orig) { /* a run of consecutive origins: S points at the first */ \
-      for (PetscInt i = 0; i < n; i++) { \
-        T       *d = dst + (di ? di[i] : i) * bs; \
-        const T *s = S + i * bs; \
-        for (PetscInt k = 0; k < bs; k++) STMT; \
-      } \
-      return; \
-    } \
     if (bs == 1 && !filter) { /* the common case (MatMult, VecScatter without blocks): one element per unit */ \
       for (PetscInt i = 0; i < n; i++) { \
         const PetscInt o = orig[i]; \
@@ -107,100 +95,6 @@ static inline void Apply(NAUnit u, NAOp op, PetscInt n, const PetscInt *di, void
   NAKernel k = Kernel(u, op, &bs);
 
   if (n) k(n, bs, di, dst, orig, S, R, filter);
-}
-
-/* runs [r0, r1) of a list (see NARuns): memcpy for a replace into consecutive destinations, the kernel from the run's consecutive origins otherwise */
-static void ApplyRuns(NAUnit u, NAOp op, const NARuns *runs, PetscInt r0, PetscInt r1, const PetscInt *di, void *dst, const PetscInt *orig, const void *S, const void *R, PetscInt filter)
-{
-  const size_t ub = u.unitbytes;
-  PetscInt     bs;
-  NAKernel     k = Kernel(u, op, &bs);
-
-  for (PetscInt r = r0; r < r1; r++) {
-    const PetscInt i0 = runs->start[r], n = runs->start[r + 1] - i0, o = orig[i0];
-    const char    *src;
-    if ((filter > 0 && o < 0) || (filter < 0 && o >= 0) || !n) continue; /* a run keeps to one side */
-    src = o >= 0 ? (const char *)S + (size_t)o * ub : (const char *)R + (size_t)AIJHybridNodeOriginRecv(o) * ub;
-    if (op == NA_OP_REPLACE && (!di || runs->contig[r])) memcpy((char *)dst + (size_t)(di ? di[i0] : i0) * ub, src, (size_t)n * ub);
-    else if (di) k(n, bs, di + i0, dst, NULL, src, NULL, 0);
-    else k(n, bs, NULL, (char *)dst + (size_t)i0 * ub, NULL, src, NULL, 0);
-  }
-}
-
-/* a whole list: run by run when its runs are long, pair by pair otherwise (and always when the arrays may overlap) */
-static inline void ApplyList(NAUnit u, NAOp op, const NARuns *runs, PetscBool noalias, PetscInt n, const PetscInt *di, void *dst, const PetscInt *orig, const void *S, const void *R, PetscInt filter)
-{
-  if (runs->use && noalias) ApplyRuns(u, op, runs, 0, runs->nr, di, dst, orig, S, R, filter);
-  else Apply(u, op, n, di, dst, orig, S, R, filter);
-}
-
-/* ---------------------------------------------------------------------------------------------- */
-/* setup */
-
-/* cut n pairs (di[i] or i, orig[i]) into runs of consecutive origins; also at the positions in cut[0..ncut) (message boundaries) */
-static PetscErrorCode RunsCreate(PetscInt n, const PetscInt *di, const PetscInt *orig, PetscInt ncut, const PetscInt *cut, NARuns *runs)
-{
-  PetscInt c = 0;
-
-  PetscFunctionBegin;
-  PetscCall(PetscMalloc2(n + 1, &runs->start, n, &runs->contig));
-  runs->nr = 0;
-  for (PetscInt i = 0; i < n; i++) {
-    PetscBool brk = (PetscBool)(i == 0);
-    while (c < ncut && cut[c] < i) c++;
-    if (c < ncut && cut[c] == i) brk = PETSC_TRUE;
-    if (!brk) brk = (PetscBool)(orig[i] != orig[i - 1] + 1 || (orig[i] < 0) != (orig[i - 1] < 0));
-    if (brk) {
-      runs->contig[runs->nr]  = PETSC_TRUE;
-      runs->start[runs->nr++] = i;
-    } else if (di && di[i] != di[i - 1] + 1) runs->contig[runs->nr - 1] = PETSC_FALSE;
-  }
-  runs->start[runs->nr] = n;
-  runs->use             = (PetscBool)(n && 4 * runs->nr <= n);
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode RunsDestroy(NARuns *runs)
-{
-  PetscFunctionBegin;
-  PetscCall(PetscFree2(runs->start, runs->contig));
-  runs->nr  = 0;
-  runs->use = PETSC_FALSE;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* the runs of every list the operations walk */
-static PetscErrorCode BuildRuns(PetscSF sf)
-{
-  PetscSF_NodeAware *na = (PetscSF_NodeAware *)sf->data;
-
-  PetscFunctionBegin;
-  PetscCall(RunsCreate(na->nlocal, na->lleaf, na->lroot, 0, NULL, &na->run_local[NA_BCAST]));
-  PetscCall(RunsCreate(na->nlocal, na->lroot, na->lleaf, 0, NULL, &na->run_local[NA_REDUCE]));
-  PetscCall(RunsCreate(na->nfwd, na->fleaf, na->forig, 0, NULL, &na->run_fwd));
-  PetscCall(RunsCreate(na->nfwd_nd, na->fleaf_nd, na->forig_nd, 0, NULL, &na->run_fwd_nd));
-  PetscCall(RunsCreate(na->sched[NA_REDUCE].nout, na->sched[NA_REDUCE].outidx, na->sched[NA_REDUCE].outorig, 0, NULL, &na->run_rev));
-  PetscCall(RunsCreate(na->nrev1, na->r1ghost, na->r1leaf, 0, NULL, &na->run_r1));
-  for (PetscInt d = 0; d < 2; d++) {
-    for (PetscInt p = 0; p < 3; p++) {
-      const AIJHybridNodeStep *st = &na->sched[d].step[p];
-      const PetscInt           n  = st->soff[st->nsend] - st->soff[0];
-      PetscInt                *cut;
-      PetscCall(PetscMalloc1(st->nsend, &cut));
-      for (PetscInt i = 0; i < st->nsend; i++) cut[i] = st->soff[i] - st->soff[0];
-      PetscCall(RunsCreate(n, NULL, st->sorig, st->nsend, cut, &na->run_send[d][p]));
-      PetscCall(PetscFree(cut));
-      PetscCall(PetscMalloc1(st->nsend + 1, &na->run_msg[d][p]));
-      PetscCall(PetscMalloc1(st->nsend, &na->run_msg_use[d][p]));
-      for (PetscInt i = 0, r = 0; i <= st->nsend; i++) {
-        const PetscInt e = i < st->nsend ? st->soff[i] - st->soff[0] : n;
-        while (r < na->run_send[d][p].nr && na->run_send[d][p].start[r] < e) r++;
-        na->run_msg[d][p][i] = r;
-      }
-      for (PetscInt i = 0; i < st->nsend; i++) na->run_msg_use[d][p][i] = (PetscBool)(4 * (na->run_msg[d][p][i + 1] - na->run_msg[d][p][i]) <= st->soff[i + 1] - st->soff[i]);
-    }
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -375,74 +269,6 @@ static PetscErrorCode BasicCounts(PetscSF sf, const AIJHybridNodeTopo *topo)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* ---------------------------------------------------------------------------------------------- */
-/* messages without a copy */
-
-/*
-  The messages that need no copy: a message whose entries are consecutive entries of the source is
-  sent from the source (the roots of a broadcast, the leaves or contributions of a reduction); a
-  broadcast message whose entries each go to one leaf, at consecutive leaf locations, and nowhere
-  else, is received into the leaves when the operation is MPI_REPLACE. With one rank per node and
-  contiguous ghosts (a matrix's halo) a broadcast is then, as basic's, a message from the roots into
-  the leaves.
-*/
-static PetscErrorCode BuildDirect(PetscSF sf)
-{
-  PetscSF_NodeAware *na = (PetscSF_NodeAware *)sf->data;
-  PetscInt          *uses, *leafof;
-  const PetscInt     nrb = na->sched[NA_BCAST].nrbuf;
-
-  PetscFunctionBegin;
-  for (PetscInt d = 0; d < 2; d++) {
-    for (PetscInt p = 0; p < 3; p++) {
-      const AIJHybridNodeStep *st = &na->sched[d].step[p];
-      PetscCall(PetscMalloc1(st->nsend, &na->sdirect[d][p]));
-      for (PetscInt i = 0; i < st->nsend; i++) {
-        const PetscInt *o = st->sorig + st->soff[i] - st->soff[0], n = st->soff[i + 1] - st->soff[i];
-        PetscBool       run = (PetscBool)(n > 0 && o[0] >= 0);
-        for (PetscInt e = 1; run && e < n; e++) run = (PetscBool)(o[e] == o[0] + e);
-        na->sdirect[d][p][i] = run ? o[0] : -1;
-      }
-    }
-  }
-  /* reduction: the contributions are the leaves themselves when each ghost has one leaf, at leaf base + ghost */
-  na->rev_leaves = (PetscBool)(na->nrev2 == 0);
-  na->revbase    = na->nrev1 ? na->r1leaf[0] - na->r1ghost[0] : 0;
-  for (PetscInt a = 0; a < na->nrev1 && na->rev_leaves; a++) na->rev_leaves = (PetscBool)(na->r1leaf[a] == na->revbase + na->r1ghost[a]);
-  /* broadcast: receive entries used once, by one leaf */
-  PetscCall(PetscCalloc2(nrb, &uses, nrb, &leafof));
-  for (PetscInt p = 0; p < 3; p++) {
-    const AIJHybridNodeStep *st = &na->sched[NA_BCAST].step[p];
-    for (PetscInt e = 0; e < st->soff[st->nsend] - st->soff[0]; e++)
-      if (st->sorig[e] < 0) uses[AIJHybridNodeOriginRecv(st->sorig[e])] += 2; /* forwarded: never in place */
-  }
-  for (PetscInt m = 0; m < na->nfwd; m++) {
-    if (na->forig[m] >= 0) continue;
-    uses[AIJHybridNodeOriginRecv(na->forig[m])]++;
-    leafof[AIJHybridNodeOriginRecv(na->forig[m])] = na->fleaf[m];
-  }
-  for (PetscInt p = 0; p < 3; p++) {
-    const AIJHybridNodeStep *st = &na->sched[NA_BCAST].step[p];
-    PetscCall(PetscMalloc1(st->nrecv, &na->rdirect[p]));
-    for (PetscInt j = 0; j < st->nrecv; j++) {
-      PetscBool run = (PetscBool)(!sf->allow_multi_leaves && st->roff[j + 1] > st->roff[j]);
-      for (PetscInt r = st->roff[j]; run && r < st->roff[j + 1]; r++) run = (PetscBool)(uses[r] == 1 && leafof[r] == leafof[st->roff[j]] + (r - st->roff[j]));
-      na->rdirect[p][j] = run ? leafof[st->roff[j]] : -1;
-      if (run)
-        for (PetscInt r = st->roff[j]; r < st->roff[j + 1]; r++) uses[r] = -1; /* received in place */
-    }
-  }
-  PetscCall(PetscMalloc2(na->nfwd, &na->fleaf_nd, na->nfwd, &na->forig_nd));
-  na->nfwd_nd = 0;
-  for (PetscInt m = 0; m < na->nfwd; m++) {
-    if (na->forig[m] < 0 && uses[AIJHybridNodeOriginRecv(na->forig[m])] == -1) continue;
-    na->fleaf_nd[na->nfwd_nd]   = na->fleaf[m];
-    na->forig_nd[na->nfwd_nd++] = na->forig[m];
-  }
-  PetscCall(PetscFree2(uses, leafof));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /*
   PetscSFNodeAwareBuild_Private - collective: everything the node-aware operations need, for the
   current graph and node size
@@ -572,8 +398,6 @@ PetscErrorCode PetscSFNodeAwareBuild_Private(PetscSF sf)
     }
     PetscCall(PetscFree(seen));
   }
-  PetscCall(BuildDirect(sf));
-  PetscCall(BuildRuns(sf));
   PetscCall(PetscFree(ghosts));
   PetscCall(PetscFree(leafghost));
   PetscCall(PetscFree(rl));
@@ -590,8 +414,9 @@ PetscErrorCode PetscSFNodeAwareBuild_Private(PetscSF sf)
 
 static PetscErrorCode LinkCreate(PetscSF sf, PetscInt dir, size_t ub, NALink *out)
 {
-  PetscSF_NodeAware           *na = (PetscSF_NodeAware *)sf->data;
-  const AIJHybridNodeSchedule *s  = &na->sched[dir];
+  PetscSF_NodeAware           *na   = (PetscSF_NodeAware *)sf->data;
+  const AIJHybridNodeSchedule *s    = &na->sched[dir];
+  MPI_Comm                     comm = PetscObjectComm((PetscObject)sf);
   NALink                       link;
   PetscMPIInt                  iub;
 
@@ -604,14 +429,24 @@ static PetscErrorCode LinkCreate(PetscSF sf, PetscInt dir, size_t ub, NALink *ou
   PetscCallMPI(MPI_Type_commit(&link->mpiunit));
   PetscCall(PetscMalloc((size_t)s->nsbuf * ub, &link->sbuf));
   PetscCall(PetscMalloc((size_t)s->nrbuf * ub, &link->rbuf));
-  PetscCall(PetscMalloc(dir == NA_REDUCE && !na->rev_leaves ? (size_t)na->nghost * ub : 0, &link->cbuf));
+  PetscCall(PetscMalloc(dir == NA_REDUCE ? (size_t)na->nghost * ub : 0, &link->cbuf));
   for (PetscInt p = 0; p < 3; p++) {
-    PetscCall(PetscMPIIntCast(s->step[p].nrecv, &link->nrreq[p]));
-    PetscCall(PetscMPIIntCast(s->step[p].nsend, &link->nsreq[p]));
-    PetscCall(PetscMalloc2(link->nrreq[p], &link->rreq[p], link->nrreq[p], &link->rbufp[p]));
-    PetscCall(PetscMalloc2(link->nsreq[p], &link->sreq[p], link->nsreq[p], &link->sbufp[p]));
-    for (PetscMPIInt j = 0; j < link->nrreq[p]; j++) link->rreq[p][j] = MPI_REQUEST_NULL;
-    for (PetscMPIInt i = 0; i < link->nsreq[p]; i++) link->sreq[p][i] = MPI_REQUEST_NULL;
+    const AIJHybridNodeStep *st = &s->step[p];
+    PetscMPIInt              tag, cnt;
+
+    PetscCall(PetscObjectGetNewTag((PetscObject)sf, &tag));
+    PetscCall(PetscMalloc1(st->nrecv, &link->rreq[p]));
+    PetscCall(PetscMalloc1(st->nsend, &link->sreq[p]));
+    for (PetscInt j = 0; j < st->nrecv; j++) {
+      PetscCall(PetscMPIIntCast(st->roff[j + 1] - st->roff[j], &cnt));
+      PetscCallMPI(MPI_Recv_init(link->rbuf + (size_t)st->roff[j] * ub, cnt, link->mpiunit, st->rsrc[j], tag, comm, &link->rreq[p][j]));
+    }
+    for (PetscInt i = 0; i < st->nsend; i++) {
+      PetscCall(PetscMPIIntCast(st->soff[i + 1] - st->soff[i], &cnt));
+      PetscCallMPI(MPI_Send_init(link->sbuf + (size_t)st->soff[i] * ub, cnt, link->mpiunit, st->sdest[i], tag, comm, &link->sreq[p][i]));
+    }
+    PetscCall(PetscMPIIntCast(st->nrecv, &link->nrreq[p]));
+    PetscCall(PetscMPIIntCast(st->nsend, &link->nsreq[p]));
   }
   *out = link;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -623,12 +458,10 @@ static PetscErrorCode LinkDestroy(NALink *link)
 
   PetscFunctionBegin;
   for (PetscInt p = 0; p < 3; p++) {
-    for (PetscMPIInt j = 0; j < l->nrreq[p]; j++)
-      if (l->rreq[p][j] != MPI_REQUEST_NULL) PetscCallMPI(MPI_Request_free(&l->rreq[p][j]));
-    for (PetscMPIInt i = 0; i < l->nsreq[p]; i++)
-      if (l->sreq[p][i] != MPI_REQUEST_NULL) PetscCallMPI(MPI_Request_free(&l->sreq[p][i]));
-    PetscCall(PetscFree2(l->rreq[p], l->rbufp[p]));
-    PetscCall(PetscFree2(l->sreq[p], l->sbufp[p]));
+    for (PetscMPIInt j = 0; j < l->nrreq[p]; j++) PetscCallMPI(MPI_Request_free(&l->rreq[p][j]));
+    for (PetscMPIInt i = 0; i < l->nsreq[p]; i++) PetscCallMPI(MPI_Request_free(&l->sreq[p][i]));
+    PetscCall(PetscFree(l->rreq[p]));
+    PetscCall(PetscFree(l->sreq[p]));
   }
   PetscCall(PetscFree(l->sbuf));
   PetscCall(PetscFree(l->rbuf));
@@ -650,76 +483,26 @@ PetscErrorCode PetscSFNodeAwareFree_Private(PetscSF sf)
     PetscCall(LinkDestroy(&na->avail));
     na->avail = next;
   }
-  for (PetscInt d = 0; d < 2; d++) {
-    PetscCall(AIJHybridNodeScheduleDestroy(&na->sched[d]));
-    for (PetscInt p = 0; p < 3; p++) {
-      PetscCall(PetscFree(na->sdirect[d][p]));
-      PetscCall(RunsDestroy(&na->run_send[d][p]));
-      PetscCall(PetscFree(na->run_msg[d][p]));
-      PetscCall(PetscFree(na->run_msg_use[d][p]));
-    }
-  }
-  PetscCall(RunsDestroy(&na->run_local[NA_BCAST]));
-  PetscCall(RunsDestroy(&na->run_local[NA_REDUCE]));
-  PetscCall(RunsDestroy(&na->run_fwd));
-  PetscCall(RunsDestroy(&na->run_fwd_nd));
-  PetscCall(RunsDestroy(&na->run_rev));
-  PetscCall(RunsDestroy(&na->run_r1));
-  for (PetscInt p = 0; p < 3; p++) PetscCall(PetscFree(na->rdirect[p]));
+  for (PetscInt d = 0; d < 2; d++) PetscCall(AIJHybridNodeScheduleDestroy(&na->sched[d]));
   PetscCall(PetscFree2(na->lroot, na->lleaf));
   PetscCall(PetscFree2(na->fleaf, na->forig));
-  PetscCall(PetscFree2(na->fleaf_nd, na->forig_nd));
   PetscCall(PetscFree4(na->r1leaf, na->r1ghost, na->r2leaf, na->r2ghost));
   PetscCall(PetscSFDestroy(&na->basic));
   PetscCall(PetscMemzero(&na->cnt_basic, sizeof(NACounts)));
   PetscCall(PetscMemzero(&na->cnt_fwd, sizeof(NACounts)));
   PetscCall(PetscMemzero(&na->cnt_rev, sizeof(NACounts)));
-  na->nlocal = na->nghost = na->nfwd = na->nfwd_nd = na->nrev1 = na->nrev2 = 0;
-  na->built                                                                = PETSC_FALSE;
+  na->nlocal = na->nghost = na->nfwd = na->nrev1 = na->nrev2 = 0;
+  na->built                                                 = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* ---------------------------------------------------------------------------------------------- */
 /* operations */
 
-/* pack the messages of step q that are not sent from the source: their entries from the source (filter 1) or from the receive buffer (filter -1) */
-static void StepPack(PetscSF_NodeAware *na, NALink link, PetscInt q, PetscInt filter)
+/* the source array of a link's schedule: the roots (broadcast) or the per-ghost contributions (reduction) */
+static inline const void *Source(NALink link)
 {
-  const AIJHybridNodeStep *st = &na->sched[link->dir].step[q];
-
-  if (st->from_src && filter < 0) return; /* nothing from the receive buffer */
-  for (PetscInt i = 0; i < st->nsend; i++) {
-    if (link->direct && na->sdirect[link->dir][q][i] >= 0) continue;
-    if (na->run_msg_use[link->dir][q][i]) /* runs index the step's entries: the step's part of the send buffer */
-      ApplyRuns(link->u, NA_OP_REPLACE, &na->run_send[link->dir][q], na->run_msg[link->dir][q][i], na->run_msg[link->dir][q][i + 1], NULL, link->sbuf + (size_t)st->soff[0] * link->unitbytes, st->sorig, link->src, link->rbuf, filter);
-    else Apply(link->u, NA_OP_REPLACE, st->soff[i + 1] - st->soff[i], NULL, link->sbuf + (size_t)st->soff[i] * link->unitbytes, st->sorig + (st->soff[i] - st->soff[0]), link->src, link->rbuf, st->from_src ? 0 : filter);
-  }
-}
-
-/* send the messages of step q (packed, or from the source) */
-static PetscErrorCode StepSend(PetscSF sf, NALink link, PetscInt q)
-{
-  PetscSF_NodeAware       *na = (PetscSF_NodeAware *)sf->data;
-  const AIJHybridNodeStep *st = &na->sched[link->dir].step[q];
-  const PetscInt          *sd = na->sdirect[link->dir][q];
-  const size_t             ub = link->unitbytes;
-  PetscMPIInt              total;
-
-  PetscFunctionBegin;
-  for (PetscInt i = 0; i < st->nsend; i++) {
-    char *buf = (char *)((link->direct && sd[i] >= 0) ? link->src + (size_t)sd[i] * ub : link->sbuf + (size_t)st->soff[i] * ub);
-    if (link->sreq[q][i] == MPI_REQUEST_NULL || link->sbufp[q][i] != buf) {
-      PetscMPIInt cnt;
-      if (link->sreq[q][i] != MPI_REQUEST_NULL) PetscCallMPI(MPI_Request_free(&link->sreq[q][i]));
-      PetscCall(PetscMPIIntCast(st->soff[i + 1] - st->soff[i], &cnt));
-      PetscCallMPI(MPI_Send_init(buf, cnt, link->mpiunit, st->sdest[i], link->tag[q], PetscObjectComm((PetscObject)sf), &link->sreq[q][i]));
-      link->sbufp[q][i] = buf;
-    }
-  }
-  PetscCall(PetscMPIIntCast(st->soff[st->nsend] - st->soff[0], &total));
-  if (link->nsreq[q]) PetscCallMPI(MPI_Startall_isend(total, link->mpiunit, link->nsreq[q], link->sreq[q])); /* counted in PETSc's message log, as basic's */
-  link->started[q] = PETSC_TRUE;
-  PetscFunctionReturn(PETSC_SUCCESS);
+  return link->dir == NA_BCAST ? link->rootdata : (const void *)link->cbuf;
 }
 
 PetscErrorCode PetscSFNodeAwareBegin_Private(PetscSF sf, PetscInt dir, MPI_Datatype unit, NAUnit u, NAOp op, const void *rootdata, const void *leafdata)
@@ -736,52 +519,40 @@ PetscErrorCode PetscSFNodeAwareBegin_Private(PetscSF sf, PetscInt dir, MPI_Datat
       break;
     }
   }
-  if (!link) {
-    PetscCall(LinkCreate(sf, dir, u.unitbytes, &link));
-    for (PetscInt q = 0; q < 3; q++) PetscCall(PetscObjectGetNewTag((PetscObject)sf, &link->tag[q])); /* every rank creates its links in the same order */
-  }
+  if (!link) PetscCall(LinkCreate(sf, dir, u.unitbytes, &link));
   link->unit     = unit;
   link->u        = u;
   link->op       = op;
   link->rootdata = rootdata;
   link->leafdata = leafdata;
-  link->direct   = (PetscBool)(rootdata != leafdata); /* in place: pack everything at begin, unpack at end */
-  link->inplace  = (PetscBool)(link->direct && dir == NA_BCAST && op == NA_OP_REPLACE);
   link->next     = NULL;
   for (PetscInt q = 0; q < 3; q++) link->started[q] = PETSC_FALSE;
   for (p = &na->inuse; *p; p = &(*p)->next) { }
   *p = link; /* in the order the operations began */
 
-  /* every receive first (those in place go to leaves this operation's other writes do not touch) */
+  if (dir == NA_REDUCE) { /* each ghost's contribution, from this rank's leaves in leaf order */
+    Apply(u, NA_OP_REPLACE, na->nrev1, na->r1ghost, link->cbuf, na->r1leaf, leafdata, NULL, 0);
+    Apply(u, op, na->nrev2, na->r2ghost, link->cbuf, na->r2leaf, leafdata, NULL, 0);
+  }
+  for (PetscInt q = 0; q < 3; q++) { /* PETSc's message log counts them (-log_view), as basic's */
+    const AIJHybridNodeStep *st = &s->step[q];
+    PetscMPIInt              cnt;
+    PetscCall(PetscMPIIntCast(st->roff[st->nrecv] - st->roff[0], &cnt));
+    if (link->nrreq[q]) PetscCallMPI(MPI_Startall_irecv(cnt, link->mpiunit, link->nrreq[q], link->rreq[q]));
+  }
   for (PetscInt q = 0; q < 3; q++) {
     const AIJHybridNodeStep *st = &s->step[q];
-    PetscMPIInt              total;
-    for (PetscInt j = 0; j < st->nrecv; j++) {
-      char *buf = (link->inplace && na->rdirect[q][j] >= 0) ? (char *)leafdata + (size_t)na->rdirect[q][j] * u.unitbytes : link->rbuf + (size_t)st->roff[j] * u.unitbytes;
-      if (link->rreq[q][j] == MPI_REQUEST_NULL || link->rbufp[q][j] != buf) {
-        PetscMPIInt cnt;
-        if (link->rreq[q][j] != MPI_REQUEST_NULL) PetscCallMPI(MPI_Request_free(&link->rreq[q][j]));
-        PetscCall(PetscMPIIntCast(st->roff[j + 1] - st->roff[j], &cnt));
-        PetscCallMPI(MPI_Recv_init(buf, cnt, link->mpiunit, st->rsrc[j], link->tag[q], PetscObjectComm((PetscObject)sf), &link->rreq[q][j]));
-        link->rbufp[q][j] = buf;
-      }
+    Apply(u, NA_OP_REPLACE, st->soff[st->nsend] - st->soff[0], NULL, link->sbuf + (size_t)st->soff[0] * u.unitbytes, st->sorig, Source(link), NULL, st->from_src ? 0 : 1);
+    if (st->from_src) {
+      PetscMPIInt cnt;
+      PetscCall(PetscMPIIntCast(st->soff[st->nsend] - st->soff[0], &cnt));
+      if (link->nsreq[q]) PetscCallMPI(MPI_Startall_isend(cnt, link->mpiunit, link->nsreq[q], link->sreq[q]));
+      link->started[q] = PETSC_TRUE;
     }
-    PetscCall(PetscMPIIntCast(st->roff[st->nrecv] - st->roff[0], &total));
-    if (link->nrreq[q]) PetscCallMPI(MPI_Startall_irecv(total, link->mpiunit, link->nrreq[q], link->rreq[q]));
   }
-  if (dir == NA_BCAST) link->src = (const char *)rootdata;
-  else if (na->rev_leaves) link->src = (const char *)leafdata + (size_t)na->revbase * u.unitbytes;
-  else { /* each ghost's contribution, from this rank's leaves in leaf order */
-    ApplyList(u, NA_OP_REPLACE, &na->run_r1, PETSC_TRUE, na->nrev1, na->r1ghost, link->cbuf, na->r1leaf, leafdata, NULL, 0);
-    Apply(u, op, na->nrev2, na->r2ghost, link->cbuf, na->r2leaf, leafdata, NULL, 0);
-    link->src = link->cbuf;
-  }
-  /* everything read from the source now, before the leaves on this rank's roots (as basic does at begin) */
-  for (PetscInt q = 0; q < 3; q++) StepPack(na, link, q, 1);
-  if (dir == NA_BCAST) ApplyList(u, op, &na->run_local[NA_BCAST], link->direct, na->nlocal, na->lleaf, (void *)leafdata, na->lroot, rootdata, NULL, 0);
-  else ApplyList(u, op, &na->run_local[NA_REDUCE], link->direct, na->nlocal, na->lroot, (void *)rootdata, na->lleaf, leafdata, NULL, 0);
-  for (PetscInt q = 0; q < 3; q++)
-    if (s->step[q].from_src) PetscCall(StepSend(sf, link, q));
+  /* the leaves on this rank's roots, as basic does at begin */
+  if (dir == NA_BCAST) Apply(u, op, na->nlocal, na->lleaf, (void *)leafdata, na->lroot, rootdata, NULL, 0);
+  else Apply(u, op, na->nlocal, na->lroot, (void *)rootdata, na->lleaf, leafdata, NULL, 0);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -808,21 +579,28 @@ static PetscErrorCode ReceivesDone(NALink link, PetscInt q, PetscBool wait, Pets
 /* start every step of link whose receives are in; done: all started and all receives in */
 static PetscErrorCode Advance(PetscSF sf, NALink link, PetscBool wait, PetscBool *done)
 {
-  PetscSF_NodeAware *na = (PetscSF_NodeAware *)sf->data;
+  PetscSF_NodeAware           *na = (PetscSF_NodeAware *)sf->data;
+  const AIJHybridNodeSchedule *s  = &na->sched[link->dir];
 
   PetscFunctionBegin;
   for (PetscInt q = 0; q < 3; q++) {
+    const AIJHybridNodeStep *st = &s->step[q];
     if (link->started[q]) continue;
     PetscCall(ReceivesDone(link, q, wait, done));
     if (!*done) PetscFunctionReturn(PETSC_SUCCESS);
-    StepPack(na, link, q, -1);
-    PetscCall(StepSend(sf, link, q));
+    Apply(link->u, NA_OP_REPLACE, st->soff[st->nsend] - st->soff[0], NULL, link->sbuf + (size_t)st->soff[0] * link->unitbytes, st->sorig, Source(link), link->rbuf, -1);
+    {
+      PetscMPIInt cnt;
+      PetscCall(PetscMPIIntCast(st->soff[st->nsend] - st->soff[0], &cnt));
+      if (link->nsreq[q]) PetscCallMPI(MPI_Startall_isend(cnt, link->mpiunit, link->nsreq[q], link->sreq[q]));
+    }
+    link->started[q] = PETSC_TRUE;
   }
   PetscCall(ReceivesDone(link, 3, wait, done));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* end the operation of link (found in the in-use list by the caller) */
+/* end the operation of link (taken from the in-use list by the caller's lookup) */
 PetscErrorCode PetscSFNodeAwareEnd_Private(PetscSF sf, NALink link)
 {
   PetscSF_NodeAware           *na = (PetscSF_NodeAware *)sf->data;
@@ -842,16 +620,13 @@ PetscErrorCode PetscSFNodeAwareEnd_Private(PetscSF sf, NALink link)
       }
     } while (!done);
   }
-  if (link->dir == NA_BCAST) {
-    if (link->inplace) ApplyList(link->u, link->op, &na->run_fwd_nd, link->direct, na->nfwd_nd, na->fleaf_nd, (void *)link->leafdata, na->forig_nd, link->rootdata, link->rbuf, 0);
-    else ApplyList(link->u, link->op, &na->run_fwd, link->direct, na->nfwd, na->fleaf, (void *)link->leafdata, na->forig, link->rootdata, link->rbuf, 0);
-  } else ApplyList(link->u, link->op, &na->run_rev, link->direct, s->nout, s->outidx, (void *)link->rootdata, s->outorig, link->src, link->rbuf, 0);
+  if (link->dir == NA_BCAST) Apply(link->u, link->op, na->nfwd, na->fleaf, (void *)link->leafdata, na->forig, link->rootdata, link->rbuf, 0);
+  else Apply(link->u, link->op, s->nout, s->outidx, (void *)link->rootdata, s->outorig, link->cbuf, link->rbuf, 0);
   for (PetscInt q = 0; q < 3; q++)
     if (link->nsreq[q]) PetscCallMPI(MPI_Waitall(link->nsreq[q], link->sreq[q], MPI_STATUSES_IGNORE));
   for (p = &na->inuse; *p != link; p = &(*p)->next) { }
   *p             = link->next;
   link->rootdata = link->leafdata = NULL;
-  link->src                       = NULL;
   link->next                      = na->avail;
   na->avail                       = link;
   PetscFunctionReturn(PETSC_SUCCESS);

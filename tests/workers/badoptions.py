@@ -43,6 +43,10 @@ BAD_OPTIONS = [
     ("node_size", "-3", ["'-3'", "integer >= 1, or 0"]),
     ("node_size", "abc", ["'abc'", "integer >= 1, or 0"]),
     ("node_size", "1.5", ["'1.5'", "integer >= 1, or 0"]),
+    ("sor_serial", "maybe", ["'maybe'", BOOLEAN]),
+    ("factor_solve", "bogus", ["'bogus'", "one of auto, threaded, serial"]),
+    ("factor_solve", "1", ["'1'", "one of auto, threaded, serial"]),
+    ("factor_check", "maybe", ["'maybe'", BOOLEAN]),
 ]
 
 # several options at once, one of them bad: none is applied (each pair: options, message substrings)
@@ -52,6 +56,7 @@ BAD_SETS = [
     ([("node_aware", "1"), ("node_size", "2"), ("row_cost", "-1")], ["-bad_mat_aijhybrid_row_cost"]),
     ([("prefetch", "0"), ("diffusion_tol", "0.5"), ("diffusion_max_it", "x")], ["-bad_mat_aijhybrid_diffusion_max_it"]),
     ([("num_threads", "3"), ("num_thread", "3")], ["Unknown option -bad_mat_aijhybrid_num_thread"]),
+    ([("sor_serial", "1"), ("factor_check", "1"), ("factor_solve", "sometimes")], ["-bad_mat_aijhybrid_factor_solve"]),
 ]
 
 # misspelt names: (name without -mat_aijhybrid_, substrings of the message)
