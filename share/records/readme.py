@@ -72,9 +72,9 @@ def _min(s):
 TEST_ROWS = [
     ("test-default", "Debian `petsc-dev` (`/usr/lib/petsc`)", "`make test`", "CI"),
     ("test-complex", "Debian `libpetsc-complex-dev`", "`make test-flavours`", "CI"),
-    ("test-int64", "Debian `libpetsc64-real-dev`", "`make test-flavours`", "CI"),
-    ("test-int64-complex", "Debian `libpetsc64-complex-dev`", "`make test-flavours`", "CI"),
-    ("test-debug", "Debian `libpetsc-real3.18-dbg` (C tests only)", "`make test-flavours`", "CI"),
+    ("test-int64", "Debian `libpetsc64-real-dev`", "`make test-flavours`", "records"),
+    ("test-int64-complex", "Debian `libpetsc64-complex-dev`", "`make test-flavours`", "records"),
+    ("test-debug", "Debian `libpetsc-real3.18-dbg` (C tests only)", "`make test-flavours`", "records"),
     ("test-latest", "newest release from PyPI's sources", "`make test PETSC_DIR=...`", "CI"),
     ("test-3.20", "3.20 from PyPI's sources (`/opt/petsc-3.20`)", "`make test-versions`", "records"),
     ("test-3.22", "3.22 from PyPI's sources (`/opt/petsc-3.22`)", "`make test-versions`", "records"),
