@@ -71,7 +71,7 @@ def _min(s):
 
 TEST_ROWS = [
     ("test-default", "Debian `petsc-dev` (`/usr/lib/petsc`)", "`make test`", "CI"),
-    ("test-complex", "Debian `libpetsc-complex-dev`", "`make test-flavours`", "CI"),
+    ("test-complex", "Debian `libpetsc-complex-dev`", "`make test-flavours`", "records"),
     ("test-int64", "Debian `libpetsc64-real-dev`", "`make test-flavours`", "records"),
     ("test-int64-complex", "Debian `libpetsc64-complex-dev`", "`make test-flavours`", "records"),
     ("test-debug", "Debian `libpetsc-real3.18-dbg` (C tests only)", "`make test-flavours`", "records"),

@@ -161,6 +161,41 @@ static inline PetscReal AIJHybridVecAbsSq(PetscScalar v)
     (result) = AIJHybridVecLanesSum(l_); \
   } while (0)
 
+/*
+  four sums x conj(y_j) (conj) or x y_j of one block in one pass over x: each exactly as
+  AIJHYBRID_VEC_LANE_SUM computes it alone (its own lanes, the same terms in the same order), so the
+  grouping changes no bit; x is read once per four vectors, four streams run at once
+*/
+static inline void AIJHybridVecMDot4(PetscInt n, const PetscScalar *PETSC_RESTRICT x, const PetscScalar *PETSC_RESTRICT y0, const PetscScalar *PETSC_RESTRICT y1, const PetscScalar *PETSC_RESTRICT y2, const PetscScalar *PETSC_RESTRICT y3, PetscBool conj, PetscScalar out[4])
+{
+  PetscScalar l0[AIJHYBRID_VEC_LANES] = {0, 0, 0, 0, 0, 0, 0, 0}, l1[AIJHYBRID_VEC_LANES] = {0, 0, 0, 0, 0, 0, 0, 0};
+  PetscScalar l2[AIJHYBRID_VEC_LANES] = {0, 0, 0, 0, 0, 0, 0, 0}, l3[AIJHYBRID_VEC_LANES] = {0, 0, 0, 0, 0, 0, 0, 0};
+  PetscInt    b = 0;
+
+#define AIJHYBRID_VEC_MDOT4_TERMS(i, k) \
+  do { \
+    if (conj) { \
+      l0[k] += x[i] * PetscConj(y0[i]); \
+      l1[k] += x[i] * PetscConj(y1[i]); \
+      l2[k] += x[i] * PetscConj(y2[i]); \
+      l3[k] += x[i] * PetscConj(y3[i]); \
+    } else { \
+      l0[k] += x[i] * y0[i]; \
+      l1[k] += x[i] * y1[i]; \
+      l2[k] += x[i] * y2[i]; \
+      l3[k] += x[i] * y3[i]; \
+    } \
+  } while (0)
+  for (; b + AIJHYBRID_VEC_LANES <= n; b += AIJHYBRID_VEC_LANES)
+    for (PetscInt k = 0; k < AIJHYBRID_VEC_LANES; k++) AIJHYBRID_VEC_MDOT4_TERMS(b + k, k);
+  for (PetscInt k = 0; b + k < n; k++) AIJHYBRID_VEC_MDOT4_TERMS(b + k, k);
+#undef AIJHYBRID_VEC_MDOT4_TERMS
+  out[0] = AIJHybridVecLanesSum(l0);
+  out[1] = AIJHybridVecLanesSum(l1);
+  out[2] = AIJHybridVecLanesSum(l2);
+  out[3] = AIJHybridVecLanesSum(l3);
+}
+
 /* the sums of the block [s, e) (at most AIJHYBRID_VEC_BLOCK entries) into out[] */
 static inline void AIJHybridVecReduceBlock(const AIJHybridVecReduceArgs *r, PetscInt s, PetscInt e, PetscScalar out[])
 {
@@ -175,17 +210,17 @@ static inline void AIJHybridVecReduceBlock(const AIJHybridVecReduceArgs *r, Pets
     AIJHYBRID_VEC_LANE_SUM(n, out[0], x[i] * y[i]);
     break;
   case AIJHYBRID_VEC_MDOT:
-    for (PetscInt j = 0; j < r->nv; j++) {
+  case AIJHYBRID_VEC_MTDOT: {
+    const PetscBool conj = (PetscBool)(r->op == AIJHYBRID_VEC_MDOT);
+    PetscInt        j    = 0;
+
+    for (; j + 4 <= r->nv; j += 4) AIJHybridVecMDot4(n, x, r->ys[j] + s, r->ys[j + 1] + s, r->ys[j + 2] + s, r->ys[j + 3] + s, conj, out + j);
+    for (; j < r->nv; j++) {
       const PetscScalar *yj = r->ys[j] + s;
-      AIJHYBRID_VEC_LANE_SUM(n, out[j], x[i] * PetscConj(yj[i]));
+      if (conj) AIJHYBRID_VEC_LANE_SUM(n, out[j], x[i] * PetscConj(yj[i]));
+      else AIJHYBRID_VEC_LANE_SUM(n, out[j], x[i] * yj[i]);
     }
-    break;
-  case AIJHYBRID_VEC_MTDOT:
-    for (PetscInt j = 0; j < r->nv; j++) {
-      const PetscScalar *yj = r->ys[j] + s;
-      AIJHYBRID_VEC_LANE_SUM(n, out[j], x[i] * yj[i]);
-    }
-    break;
+  } break;
   case AIJHYBRID_VEC_NORM1:
     AIJHYBRID_VEC_LANE_SUM(n, out[0], PetscAbsScalar(x[i]));
     break;
