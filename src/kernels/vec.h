@@ -162,11 +162,11 @@ static inline PetscReal AIJHybridVecAbsSq(PetscScalar v)
   } while (0)
 
 /*
-  four sums x conj(y_j) (conj) or x y_j of one block in one pass over x: each exactly as
+  four sums x conj(y_j) (conjugate) or x y_j of one block in one pass over x: each exactly as
   AIJHYBRID_VEC_LANE_SUM computes it alone (its own lanes, the same terms in the same order), so the
   grouping changes no bit; x is read once per four vectors, four streams run at once
 */
-static inline void AIJHybridVecMDot4(PetscInt n, const PetscScalar *PETSC_RESTRICT x, const PetscScalar *PETSC_RESTRICT y0, const PetscScalar *PETSC_RESTRICT y1, const PetscScalar *PETSC_RESTRICT y2, const PetscScalar *PETSC_RESTRICT y3, PetscBool conj, PetscScalar out[4])
+static inline void AIJHybridVecMDot4(PetscInt n, const PetscScalar *PETSC_RESTRICT x, const PetscScalar *PETSC_RESTRICT y0, const PetscScalar *PETSC_RESTRICT y1, const PetscScalar *PETSC_RESTRICT y2, const PetscScalar *PETSC_RESTRICT y3, PetscBool conjugate, PetscScalar out[4])
 {
   PetscScalar l0[AIJHYBRID_VEC_LANES] = {0, 0, 0, 0, 0, 0, 0, 0}, l1[AIJHYBRID_VEC_LANES] = {0, 0, 0, 0, 0, 0, 0, 0};
   PetscScalar l2[AIJHYBRID_VEC_LANES] = {0, 0, 0, 0, 0, 0, 0, 0}, l3[AIJHYBRID_VEC_LANES] = {0, 0, 0, 0, 0, 0, 0, 0};
@@ -174,7 +174,7 @@ static inline void AIJHybridVecMDot4(PetscInt n, const PetscScalar *PETSC_RESTRI
 
 #define AIJHYBRID_VEC_MDOT4_TERMS(i, k) \
   do { \
-    if (conj) { \
+    if (conjugate) { \
       l0[k] += x[i] * PetscConj(y0[i]); \
       l1[k] += x[i] * PetscConj(y1[i]); \
       l2[k] += x[i] * PetscConj(y2[i]); \
@@ -211,13 +211,13 @@ static inline void AIJHybridVecReduceBlock(const AIJHybridVecReduceArgs *r, Pets
     break;
   case AIJHYBRID_VEC_MDOT:
   case AIJHYBRID_VEC_MTDOT: {
-    const PetscBool conj = (PetscBool)(r->op == AIJHYBRID_VEC_MDOT);
-    PetscInt        j    = 0;
+    const PetscBool conjugate = (PetscBool)(r->op == AIJHYBRID_VEC_MDOT);
+    PetscInt        j         = 0;
 
-    for (; j + 4 <= r->nv; j += 4) AIJHybridVecMDot4(n, x, r->ys[j] + s, r->ys[j + 1] + s, r->ys[j + 2] + s, r->ys[j + 3] + s, conj, out + j);
+    for (; j + 4 <= r->nv; j += 4) AIJHybridVecMDot4(n, x, r->ys[j] + s, r->ys[j + 1] + s, r->ys[j + 2] + s, r->ys[j + 3] + s, conjugate, out + j);
     for (; j < r->nv; j++) {
       const PetscScalar *yj = r->ys[j] + s;
-      if (conj) AIJHYBRID_VEC_LANE_SUM(n, out[j], x[i] * PetscConj(yj[i]));
+      if (conjugate) AIJHYBRID_VEC_LANE_SUM(n, out[j], x[i] * PetscConj(yj[i]));
       else AIJHYBRID_VEC_LANE_SUM(n, out[j], x[i] * yj[i]);
     }
   } break;
