@@ -87,6 +87,13 @@ PetscErrorCode MatAIJHybridInitializePackage(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* sizeof(PetscBool) in the PETSc the library was built for (an enum up to 3.2x, C's bool after):
+   the Python layer (python/petsc_aijhybrid/api.py) lays out the structures of the API with it */
+PETSC_EXTERN int PetscAIJHybridBoolSize(void)
+{
+  return (int)sizeof(PetscBool);
+}
+
 /*
   PetscDLLibraryRegister_petscaijhybrid - called by PETSc when libpetscaijhybrid.so is loaded with
   -dll_append (the name follows from the library's file name)

@@ -19,6 +19,12 @@ def _int_type():
     return ctypes.c_int64 if PETSc.IntType().itemsize == 8 else ctypes.c_int32
 
 
+def _bool_type():
+    """PetscBool in structures: an int-sized enum up to PETSc 3.2x, C's one-byte bool after
+    (the library says which it was built with)"""
+    return ctypes.c_bool if _loader.lib().PetscAIJHybridBoolSize() == 1 else ctypes.c_int
+
+
 def _real_type():
     from petsc4py import PETSc
 
@@ -260,7 +266,7 @@ def _stats_struct():
                     ("inter_bytes", ctypes.c_int64), ("on_bytes", ctypes.c_int64)]
 
     class Stats(ctypes.Structure):
-        _fields_ = ([("nnodes", I), ("node", I), ("node_ranks", I), ("node_aware", ctypes.c_int)]
+        _fields_ = ([("nnodes", I), ("node", I), ("node_ranks", I), ("node_aware", _bool_type())]
                     + [(n, Counts) for n in _COUNTS] + [(n + "_total", Counts) for n in _COUNTS]
                     + [("ops_nodeaware", ctypes.c_int64), ("ops_basic", ctypes.c_int64)])
 
@@ -343,18 +349,19 @@ def get_factor_info(F):
     decided, time_threaded, time_serial of a factor matrix (PC.getFactorMatrix() of PCILU/PCICC): how
     its triangular solves run (MatAIJHybridFactorInfo)."""
     I = _int_type()
+    B = _bool_type()
 
     class Info(ctypes.Structure):
         _fields_ = [
-            ("threaded", ctypes.c_int),
+            ("threaded", B),
             ("nthreads", I),
             ("levels_lower", I),
             ("levels_upper", I),
-            ("inode", ctypes.c_int),
+            ("inode", B),
             ("builds", I),
             ("build_time", ctypes.c_double),
-            ("in_use", ctypes.c_int),
-            ("decided", ctypes.c_int),
+            ("in_use", B),
+            ("decided", B),
             ("time_threaded", ctypes.c_double),
             ("time_serial", ctypes.c_double),
         ]
