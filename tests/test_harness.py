@@ -48,14 +48,20 @@ SUBSETS = {
 }
 
 
-def harness_tree_or_skip():
-    """PETSc's test harness of the PETSc under test (harness.py's own search), or skip: a PETSc
-    installed without its examples tree (e.g. Debian's without libpetsc3.18-dev-examples) has none."""
+def harness_module():
+    """tests/harness/harness.py, imported"""
     sys.path.insert(0, os.path.dirname(HARNESS))
     try:
         import harness
     finally:
         sys.path.pop(0)
+    return harness
+
+
+def harness_tree_or_skip():
+    """PETSc's test harness of the PETSc under test (harness.py's own search), or skip: a PETSc
+    installed without its examples tree (e.g. Debian's without libpetsc3.18-dev-examples) has none."""
+    harness = harness_module()
     petsc_dir = os.environ.get("PETSC_DIR") or "/usr/lib/petsc"
     try:
         return harness.find_examples_tree(petsc_dir)
@@ -100,12 +106,7 @@ def test_ksp_tutorials(tmp_path, subset):
     # multigrid or Newton iteration count by one (e.g. ksp ex25 on 3.26: residuals equal to 12
     # digits, one more outer iteration). There the subsets inject the matrix type with standard
     # vectors; on 3.18 they inject both (README, "Tests": a known gap).
-    sys.path.insert(0, os.path.dirname(HARNESS))
-    try:
-        import harness
-    finally:
-        sys.path.pop(0)
-    if harness.petsc_version(os.environ.get("PETSC_DIR") or "/usr/lib/petsc") > (3, 18, 99):
+    if harness_module().petsc_version(os.environ.get("PETSC_DIR") or "/usr/lib/petsc") > (3, 18, 99):
         args += ["--vectors", "standard"]
     rc, summary, data, cmd = run_harness(tmp_path, *args)
     assert rc == 0, "%s\n%s" % (cmd, summary)

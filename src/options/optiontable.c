@@ -210,6 +210,23 @@ static const char *KindName(AIJHybridOptionKind kind)
   return "?";
 }
 
+/* option k of the table from the database: v->set, and its value when set, checked (errors on comm) */
+static PetscErrorCode OptionRead(MPI_Comm comm, PetscOptions options, const char *prefix, const AIJHybridOptionTable *table, PetscInt k, AIJHybridOptionValue *v)
+{
+  const AIJHybridOption *o = &table->options[k];
+  char                   opt[256], text[256];
+  PetscBool              ok;
+
+  PetscFunctionBegin;
+  PetscCall(PetscSNPrintf(opt, sizeof(opt), "-%s", o->name));
+  PetscCall(PetscOptionsGetString(options, prefix, opt, text, sizeof(text), &v->set));
+  if (!v->set) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(ParseValue(o, text, v, &ok));
+  PetscCheck(ok || text[0], comm, PETSC_ERR_ARG_WRONG, "Option -%s%s needs a value: %s", prefix ? prefix : "", o->name, o->accepts);
+  PetscCheck(ok, comm, PETSC_ERR_ARG_OUTOFRANGE, "Invalid value '%s' for -%s%s: expected %s", text, prefix ? prefix : "", o->name, o->accepts);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode AIJHybridOptionsProcess(AIJHybridOptionItems PetscOptionsObject, PetscObject obj, const AIJHybridOptionTable *table, AIJHybridOptionValue v[])
 {
   const char          *oprefix, *prefix;
@@ -243,18 +260,8 @@ PetscErrorCode AIJHybridOptionsProcess(AIJHybridOptionItems PetscOptionsObject, 
   }
   /* 2. every value of the table, before any is applied */
   for (PetscInt k = 0; k < table->n; k++) {
-    const AIJHybridOption *o = &table->options[k];
-    char                   text[256];
-    PetscBool              set, ok;
-
-    PetscCall(PetscSNPrintf(opt, sizeof(opt), "-%s", o->name));
-    PetscCall(PetscOptionsGetString(options, oprefix, opt, text, sizeof(text), &set));
-    given[k]     = v[k];
-    given[k].set = set;
-    if (!set) continue;
-    PetscCall(ParseValue(o, text, &given[k], &ok));
-    PetscCheck(ok || text[0], PetscObjectComm(obj), PETSC_ERR_ARG_WRONG, "Option -%s%s needs a value: %s", prefix, o->name, o->accepts);
-    PetscCheck(ok, PetscObjectComm(obj), PETSC_ERR_ARG_OUTOFRANGE, "Invalid value '%s' for -%s%s: expected %s", text, prefix, o->name, o->accepts);
+    given[k] = v[k];
+    PetscCall(OptionRead(PetscObjectComm(obj), options, oprefix, table, k, &given[k]));
   }
   /* 3. -help, and the options marked as read, with the values now known to be valid */
   PetscOptionsHeadBegin(PetscOptionsObject, table->title);
@@ -289,17 +296,8 @@ PetscErrorCode AIJHybridOptionsProcess(AIJHybridOptionItems PetscOptionsObject, 
 
 PetscErrorCode AIJHybridOptionGet(PetscOptions options, const char *prefix, const AIJHybridOptionTable *table, PetscInt k, AIJHybridOptionValue *v)
 {
-  const AIJHybridOption *o = &table->options[k];
-  char                   opt[256], text[256];
-  PetscBool              ok;
-
   PetscFunctionBegin;
-  PetscCall(PetscSNPrintf(opt, sizeof(opt), "-%s", o->name));
-  PetscCall(PetscOptionsGetString(options, prefix, opt, text, sizeof(text), &v->set));
-  if (!v->set) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(ParseValue(o, text, v, &ok));
-  PetscCheck(ok || text[0], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Option -%s%s needs a value: %s", prefix ? prefix : "", o->name, o->accepts);
-  PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Invalid value '%s' for -%s%s: expected %s", text, prefix ? prefix : "", o->name, o->accepts);
+  PetscCall(OptionRead(PETSC_COMM_SELF, options, prefix, table, k, v));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -109,11 +109,7 @@ static PetscErrorCode Decode(PetscSF sf, PetscInt dir, MPI_Datatype unit, MPI_Op
   /* one node, or one rank per node: the plan's messages are basic's (rank to rank), so basic sends them
      (its packing is the faster), unless -sf_nodeaware_always */
   *why = NA_WHY_PLAIN;
-  if (!na->always) {
-    PetscMPIInt size;
-    PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)sf), &size));
-    if (na->nnodes == 1 || na->nnodes == size) PetscFunctionReturn(PETSC_SUCCESS);
-  }
+  if (na->plain && !na->always) PetscFunctionReturn(PETSC_SUCCESS);
   *why = 0;
   *ok  = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -81,7 +81,8 @@ typedef struct {
   PetscSF   basic;     /* the same graph, type basic: every operation that is not node-aware */
   PetscBool dupleaves; /* some rank has several leaves on one root of another rank (same on all ranks) */
 
-  PetscInt nnodes, node, node_ranks;
+  PetscInt  nnodes, node, node_ranks;
+  PetscBool plain; /* one node, or one rank per node: the plan's messages are basic's (set by the build) */
 
   /* leaves on roots of this rank, in leaf order: the copies done at begin, as basic does */
   PetscInt  nlocal, *lroot, *lleaf;

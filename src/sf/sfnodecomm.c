@@ -311,6 +311,7 @@ PetscErrorCode PetscSFNodeAwareBuild_Private(PetscSF sf)
   PetscCall(PetscSFNodeAwareNodeLabels_Private(comm, na->node_size, label));
   PetscCall(AIJHybridNodeTopoCreate(size, label, &topo));
   na->nnodes     = topo.nnodes;
+  na->plain      = (PetscBool)(topo.nnodes == 1 || topo.nnodes == size);
   na->node       = topo.node[rank];
   na->node_ranks = topo.nptr[na->node + 1] - topo.nptr[na->node];
   PetscCallMPI(MPI_Allgather(&nroots, 1, MPIU_INT, nr, 1, MPIU_INT, comm));
