@@ -41,7 +41,7 @@
 
    Notes:
    What each option accepts and its default are listed once, in the options table of the README
-   (generated from the table in `src/mat/options.c`, which also produces the `-help` lines and checks
+   (generated from the table in `src/mat/settings.c`, which also produces the `-help` lines and checks
    the values), and by `PetscAIJHybridOptionsView()`. A bad value, or an unknown
    `-mat_aijhybrid_` name, makes `MatSetFromOptions()` fail with a message naming the option before
    any option is applied; an option of the family that no matrix reads is reported at `PetscFinalize()`.
@@ -116,6 +116,8 @@ PETSC_EXTERN PetscErrorCode MatAIJHybridInitializePackage(void);
 PETSC_EXTERN PetscErrorCode MatAIJHybridFinalizePackage(void);
 PETSC_EXTERN PetscErrorCode PetscAIJHybridOptionsView(PetscViewer);
 
+PETSC_EXTERN PetscErrorCode MatCreateSeqAIJHybrid(MPI_Comm, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
+PETSC_EXTERN PetscErrorCode MatCreateMPIAIJHybrid(MPI_Comm, PetscInt, PetscInt, PetscInt, PetscInt, PetscInt, const PetscInt[], PetscInt, const PetscInt[], Mat *);
 PETSC_EXTERN PetscErrorCode MatAIJHybridSetNumThreads(Mat, PetscInt);
 PETSC_EXTERN PetscErrorCode MatAIJHybridGetNumThreads(Mat, PetscInt *);
 PETSC_EXTERN PetscErrorCode MatAIJHybridSetPartitionType(Mat, MatAIJHybridPartitionType);
@@ -280,7 +282,7 @@ PETSC_EXTERN PetscErrorCode VecHybridGetFirstTouch(Vec, PetscBool *);
 PETSC_EXTERN PetscErrorCode VecHybridSetStandard(PetscBool);
 PETSC_EXTERN PetscErrorCode VecHybridGetStandard(PetscBool *);
 
-/* ---- preconditioners: threaded triangular solves, CM-RCM ordering, threaded SOR (src/factor/, src/mat/sor.c) ---- */
+/* ---- preconditioners: threaded triangular solves, CM-RCM ordering, threaded SOR (src/factor/, src/mat/matsor.c) ---- */
 
 /*MC
    MATORDERINGCMRCM - "cmrcm" - cyclic multicoloring over a reverse Cuthill-McKee level structure: a

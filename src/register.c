@@ -3,7 +3,7 @@
    (src/sf/, registered by its own package function), log events, the MPI thread level
    check, and the hook PETSc's -dll_append calls when it loads libpetscaijhybrid.so.
 */
-#include "aijhybrid.h"
+#include "mat/aijhybridimpl.h"
 #include "vec/vechybrid.h"
 #include "sf/sfnodeaware.h"
 #include "factor/factor.h"

@@ -80,3 +80,19 @@ def test_zerorows_empty_diagonal_rows(ranks):
     leaks = [l for l in run.output.splitlines() if re.match(r"\s*\[\s*\d+\]\s*\d+ bytes", l)]
     ours = [l for l in leaks if "MatZeroRowsMapLocal_Private" not in l]
     assert not ours, "unfreed memory:\n" + "\n".join(ours)
+
+
+@pytest.mark.parametrize("ranks", (1, 2, 4))
+def test_api_idioms(ranks):
+    """tests/unit/api_idioms.c: MatCreateSeqAIJHybrid()/MatCreateMPIAIJHybrid() (type, preallocation,
+    products bitwise equal to aij's); public Set/Get through composed functions: ignored (Set) and
+    refused (Get) on aij, following MatConvert() in place both ways; no leak under -malloc_dump"""
+    exe = os.path.join(BUILD, "tests", "api_idioms")
+    assert os.path.exists(exe), "build the unit tests first: make unit"
+    run = mpirun.run([exe, "-malloc_debug", "-malloc_dump"], ranks=ranks, threads=2)
+    assert run.rc == 0, run.describe()
+    m = re.search(r"api_idioms: (\d+) checks passed", run.output)
+    assert m and int(m.group(1)) >= 12, run.describe()
+    assert "Set ignored and Get refused on aij" in run.output, run.describe()
+    leaks = [l for l in run.output.splitlines() if re.match(r"\s*\[\s*\d+\]\s*\d+ bytes", l)]
+    assert not leaks, "unfreed memory:\n" + "\n".join(leaks)

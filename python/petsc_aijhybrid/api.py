@@ -341,7 +341,7 @@ def get_exchange_stats(A, node_size=None):
     return d
 
 
-# ---- preconditioners: threaded triangular solves, CM-RCM, SOR (src/factor/, src/mat/sor.c) ------
+# ---- preconditioners: threaded triangular solves, CM-RCM, SOR (src/factor/, src/mat/matsor.c) ------
 
 
 def get_factor_info(F):

@@ -5,7 +5,7 @@
    value being added to (multadd), exactly as PETSc's SeqAIJ kernels do, so results do not
    depend on how rows are split between threads.
 
-   Software prefetch (-mat_aijhybrid_prefetch, src/mat/prefetch.c; pd > 0): before each row the
+   Software prefetch (-mat_aijhybrid_prefetch, src/mat/tune.c; pd > 0): before each row the
    forward kernels ask for the cache lines of the values and column indices up to pd nonzeros past
    the row's end, each line once, into all cache levels (the non-temporal hint was no better, and
    worse where irregular x accesses evict L1 before the line is used). It changes no arithmetic.

@@ -4,7 +4,9 @@
    its thread count at every setup and product (a composed container holding the number itself),
    so that the factorization of the block (src/factor/) runs its solves with those threads.
 */
-#include "../aijhybrid.h"
+#include "../compat.h"
+#include <petscaijhybrid.h>
+#include <petsc/private/matimpl.h>
 #include "block.h"
 
 #define AIJHYBRID_BLOCK_TAG "MatAIJHybridBlockThreads"
@@ -27,21 +29,6 @@ PetscErrorCode MatAIJHybridTagBlock(Mat Ad, PetscInt nthreads)
     PetscCall(PetscObjectCompose((PetscObject)Ad, AIJHYBRID_BLOCK_TAG, (PetscObject)c));
     PetscCall(PetscContainerDestroy(&c));
   }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* MatGetDiagonalBlock() of an mpiaijhybrid matrix (what PCBJACOBI factors): AIJ's block, tagged
-   with the thread count in force now (set after the last assembly, say) */
-PetscErrorCode MatGetDiagonalBlock_AIJHybrid(Mat A, Mat *a)
-{
-  Mat_AIJHybrid      *ctx;
-  AIJHybridPartParams params;
-
-  PetscFunctionBegin;
-  PetscCall(MatAIJHybridGetContext(A, &ctx));
-  PetscCall((*ctx->parentops.getdiagonalblock)(A, a));
-  PetscCall(MatAIJHybridContextCurrentParams(ctx, &params));
-  PetscCall(MatAIJHybridTagBlock(*a, params.nthreads));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -70,13 +57,8 @@ PetscErrorCode MatAIJHybridBlockThreads(Mat A, PetscInt *nthreads)
   PetscFunctionBegin;
   *nthreads = 0;
   PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQAIJHYBRID, &hyb));
-  if (hyb) {
-    Mat_AIJHybrid      *ctx;
-    AIJHybridPartParams params;
-
-    PetscCall(MatAIJHybridGetContext(A, &ctx));
-    PetscCall(MatAIJHybridContextCurrentParams(ctx, &params));
-    *nthreads = params.nthreads;
+  if (hyb) { /* its own count, through the composed implementation of MatAIJHybridGetNumThreads() */
+    PetscUseMethod(A, "MatAIJHybridGetNumThreads_C", (Mat, PetscInt *), (A, nthreads));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PetscObjectQuery((PetscObject)A, AIJHYBRID_BLOCK_TAG, (PetscObject *)&c));

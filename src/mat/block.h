@@ -10,5 +10,7 @@
 #include <petscmat.h>
 
 PETSC_INTERN PetscErrorCode MatAIJHybridBlockThreads(Mat, PetscInt *);
+PETSC_INTERN PetscErrorCode MatAIJHybridTagBlock(Mat, PetscInt);
+PETSC_INTERN PetscErrorCode MatAIJHybridUntagBlock(Mat);
 
 #endif

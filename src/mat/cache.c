@@ -1,9 +1,11 @@
 /*
    Caches built at assembly and checked before every product: the thread partitions of the rows of
-   each block, and the CSC patterns of the blocks for the race-free transposes. Each is keyed on
-   the block's identity and nonzero pattern and on the partition parameters.
+   each block, the CSC patterns of the blocks for the race-free transposes, and the positions and
+   diagonals of the thread-local SOR sweeps. Each is keyed on the block's identity and nonzero
+   pattern and on the partition parameters.
 */
-#include "../aijhybrid.h"
+#include "cache.h"
+#include "../kernels/sor.h"
 
 /* the key of block as it is now, and its CSR row pointers and column indices */
 PetscErrorCode MatAIJHybridBlockKeyRead(Mat block, AIJHybridBlockKey *key, const PetscInt **ai, const PetscInt **aj)
@@ -67,7 +69,7 @@ PetscErrorCode MatAIJHybridTransposeReset(AIJHybridTranspose *t)
 
 static PetscBool SameParams(const AIJHybridPartParams *a, const AIJHybridPartParams *b)
 {
-  return (PetscBool)(a->nthreads == b->nthreads && a->type == b->type && a->row_cost == b->row_cost && a->diffusion_tol == b->diffusion_tol && a->diffusion_max_it == b->diffusion_max_it && a->lead == b->lead);
+  return (PetscBool)(a->nthreads == b->nthreads && a->type == b->type && a->row_cost == b->row_cost && a->diffusion_tol == b->diffusion_tol && a->diffusion_max_it == b->diffusion_max_it && a->task_share == b->task_share);
 }
 
 /* bounds[0..T] of n rows with cumulative nonzeros rowptr into T parts by the partitioner of params */
@@ -102,8 +104,8 @@ static PetscErrorCode PartitionRange(PetscInt n, const PetscInt *rowptr, PetscIn
 }
 
 /*
-  compute p->bounds for n rows with cumulative nonzeros rowptr; with a lead part (params->lead >= 0)
-  part 0 is the leading rows whose cost is closest to lead times an equal share, and parts 1..T-1
+  compute p->bounds for n rows with cumulative nonzeros rowptr; with a task share (params->task_share >= 0)
+  part 0 is the leading rows whose cost is closest to task_share times an equal share, and parts 1..T-1
   split the remaining rows with the chosen partitioner
 */
 static PetscErrorCode RowPartBuildBounds(AIJHybridRowPart *p, PetscInt n, const PetscInt *rowptr, const AIJHybridPartParams *params)
@@ -120,17 +122,17 @@ static PetscErrorCode RowPartBuildBounds(AIJHybridRowPart *p, PetscInt n, const 
   cost.n      = n;
   cost.rowptr = rowptr;
   cost.c      = params->row_cost;
-  if (params->lead >= 0 && T > 1) {
+  if (params->task_share >= 0 && T > 1) {
     PetscInt r0 = 0;
 
-    if (n > 0) PetscCall(AIJHybridPartitionLead(&cost, T, params->lead, &r0));
+    if (n > 0) PetscCall(AIJHybridPartitionLead(&cost, T, params->task_share, &r0));
     p->bounds[0] = 0;
     PetscCall(PartitionRange(n - r0, rowptr + r0, T - 1, params, p->bounds + 1, &p->sweeps));
     for (PetscInt t = 1; t <= T; t++) p->bounds[t] += r0;
   } else PetscCall(PartitionRange(n, rowptr, T, params, p->bounds, &p->sweeps));
   /* imbalance is always reported in nonzeros + row cost, the quantity the kernel streams; with a
      lead part, over the parts 1..T-1 (part 0 is smaller by design) */
-  if (n > 0 && params->lead >= 0 && T > 1) {
+  if (n > 0 && params->task_share >= 0 && T > 1) {
     const PetscInt r0 = p->bounds[1];
     PetscInt      *rel;
 
@@ -236,3 +238,74 @@ PetscErrorCode MatAIJHybridTransposeUpdate(AIJHybridTranspose *t, Mat A, Mat blo
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode MatAIJHybridSORReset(AIJHybridSOR *s)
+{
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridBlockKeyRelease(&s->key));
+  PetscCall(PetscFree3(s->lo, s->dg, s->hi));
+  PetscCall(PetscFree5(s->idiag, s->mdiag, s->bl, s->t, s->x1));
+  s->m     = 0;
+  s->valid = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  MatAIJHybridSORUpdate - the positions of the rows of the diagonal block Ad (of A) for its pattern
+  and its thread partition diag, and the (inverse) diagonal for its values, omega and fshift
+  (MatInvertDiagonal_SeqAIJ's rule)
+*/
+PetscErrorCode MatAIJHybridSORUpdate(AIJHybridSOR *s, Mat A, Mat Ad, const AIJHybridRowPart *diag, PetscReal omega, PetscReal fshift)
+{
+  AIJHybridBlockKey key;
+  const PetscInt   *ai, *aj, *bounds = diag->bounds;
+  const PetscInt    T = diag->params.nthreads;
+  PetscObjectState  state;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridBlockKeyRead(Ad, &key, &ai, &aj));
+  if (!s->lo || !MatAIJHybridBlockKeySame(&s->key, &key) || s->partbuilds != diag->builds) {
+    const PetscInt m = key.m;
+
+    PetscCall(MatAIJHybridSORReset(s));
+    PetscCall(MatAIJHybridBlockKeyHold(&s->key, &key, A));
+    s->m          = m;
+    s->partbuilds = diag->builds;
+    PetscCall(PetscMalloc3(m, &s->lo, m, &s->dg, m, &s->hi));
+    PetscCall(PetscMalloc5(m, &s->idiag, m, &s->mdiag, m, &s->bl, m, &s->t, m, &s->x1));
+    for (PetscInt t = 0; t < T; t++) AIJHybridSORPositions(bounds[t], bounds[t + 1], ai, aj, s->lo, s->dg, s->hi);
+  }
+  PetscCall(PetscObjectStateGet((PetscObject)Ad, &state));
+  if (!s->valid || state != s->state || omega != s->omega || fshift != s->fshift) {
+    const PetscScalar *aa;
+
+    PetscCall(MatSeqAIJGetArrayRead(Ad, &aa));
+    if (omega == 1.0 && fshift <= 0.0) {
+      for (PetscInt i = 0; i < s->m; i++) {
+        s->mdiag[i] = s->dg[i] >= 0 ? aa[s->dg[i]] : 0.0;
+        if (!PetscAbsScalar(s->mdiag[i])) { /* zero diagonal */
+          if (fshift) {
+            PetscCall(PetscInfo(A, "Zero diagonal on row %" PetscInt_FMT "\n", i));
+            A->factorerrortype             = MAT_FACTOR_NUMERIC_ZEROPIVOT;
+            A->factorerror_zeropivot_value = 0.0;
+            A->factorerror_zeropivot_row   = i;
+          } else {
+            PetscCall(MatSeqAIJRestoreArrayRead(Ad, &aa));
+            SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "Zero diagonal on row %" PetscInt_FMT, i);
+          }
+        }
+        s->idiag[i] = 1.0 / s->mdiag[i];
+      }
+    } else {
+      for (PetscInt i = 0; i < s->m; i++) {
+        s->mdiag[i] = s->dg[i] >= 0 ? aa[s->dg[i]] : 0.0;
+        s->idiag[i] = omega / (fshift + s->mdiag[i]);
+      }
+    }
+    PetscCall(MatSeqAIJRestoreArrayRead(Ad, &aa));
+    s->state  = state;
+    s->omega  = omega;
+    s->fshift = fshift;
+    s->valid  = PETSC_TRUE;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -10,7 +10,7 @@
    blocks they copy (PETSc's memory logging does not see them) and a copy of the values whenever
    the values change (the block's object state), done in parallel by the same threads.
 */
-#include "../aijhybrid.h"
+#include "cache.h"
 #include <petsc/private/vecimpl.h>
 #include <sys/mman.h>
 
@@ -32,7 +32,7 @@ static PetscErrorCode ReleasePages(size_t bytes, void **p)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatAIJHybridMirrorReset(AIJHybridMirror *m)
+PetscErrorCode MatAIJHybridFirstTouchReset(AIJHybridFirstTouchCopy *m)
 {
   const PetscInt rows = m->key.m, nz = m->key.nz;
 
@@ -77,12 +77,11 @@ static PetscBool PlacementSame(const AIJHybridRowPart *part, PetscInt m, const P
 }
 
 /*
-  MatAIJHybridMirrorUpdate - the arrays the products of block should read: block's own unless
-  first touch is on, in which case m's copy, (re)placed when the pattern, the partition or the
-  thread count changed and refreshed when the values changed. part is the partition the product
-  runs over, with part t on thread t mod nthreads.
+  MatAIJHybridFirstTouchUpdate - the arrays of m, the first-touch copy of block (of A), (re)placed
+  when the pattern, the partition or the thread count changed and refreshed when the values
+  changed. part is the partition the product runs over, with part t on thread t mod nthreads.
 */
-PetscErrorCode MatAIJHybridMirrorUpdate(AIJHybridMirror *m, Mat A, Mat block, const AIJHybridRowPart *part, PetscInt nthreads, const PetscInt **i, const PetscInt **j, PetscScalar **a)
+PetscErrorCode MatAIJHybridFirstTouchUpdate(AIJHybridFirstTouchCopy *m, Mat A, Mat block, const AIJHybridRowPart *part, PetscInt nthreads, const PetscInt **i, const PetscInt **j, PetscScalar **a)
 {
   const PetscInt   *ai, *aj;
   PetscScalar      *aa;
@@ -98,7 +97,7 @@ PetscErrorCode MatAIJHybridMirrorUpdate(AIJHybridMirror *m, Mat A, Mat block, co
   /* compared in place: no allocation on the products that reuse the copy */
   place = (PetscBool)(!MatAIJHybridBlockKeySame(&m->key, &key) || m->nparts != P || m->nthreads != nthreads || !PlacementSame(part, key.m, ai, m->rowb, m->nzb));
   if (place) {
-    PetscCall(MatAIJHybridMirrorReset(m));
+    PetscCall(MatAIJHybridFirstTouchReset(m));
     PetscCall(MatAIJHybridBlockKeyHold(&m->key, &key, A));
     PetscCall(FreshPages(sizeof(PetscInt) * (key.m + 1), (void **)&m->i));
     PetscCall(FreshPages(sizeof(PetscInt) * key.nz, (void **)&m->j));
@@ -153,11 +152,13 @@ static PetscErrorCode FirstTouchArrayDestroy(void *ctx)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* a standard vector of layout map whose entries are first written by the threads of the row partition */
-static PetscErrorCode CreateFirstTouchVec(Mat A, Mat_AIJHybrid *ctx, PetscLayout map, Vec *v)
+/*
+  MatAIJHybridFirstTouchVecCreate - a standard vector of layout map whose entries [bounds[t],
+  bounds[t+1]) were first written by thread t of T (equal parts when bounds is NULL)
+*/
+PetscErrorCode MatAIJHybridFirstTouchVecCreate(MPI_Comm comm, PetscLayout map, PetscInt T, const PetscInt bounds[], Vec *v)
 {
-  const PetscInt   n = map->n, T = ctx->params.nthreads;
-  const PetscInt  *bounds = ctx->diag.bounds && ctx->diag.nrows == n && ctx->diag.params.nthreads == T ? ctx->diag.bounds : NULL;
+  const PetscInt   n = map->n;
   FirstTouchArray *fa;
   PetscScalar     *x;
   PetscContainer   container;
@@ -178,8 +179,8 @@ static PetscErrorCode CreateFirstTouchVec(Mat A, Mat_AIJHybrid *ctx, PetscLayout
     }
   }
   PetscCall(PetscLayoutGetBlockSize(map, &bs));
-  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
-  if (size > 1) PetscCall(VecCreateMPIWithArray(PetscObjectComm((PetscObject)A), bs, n, map->N, x, v));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  if (size > 1) PetscCall(VecCreateMPIWithArray(comm, bs, n, map->N, x, v));
   else PetscCall(VecCreateSeqWithArray(PETSC_COMM_SELF, bs, n, x, v));
   PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &container));
   PetscCall(PetscContainerSetPointer(container, fa));
@@ -191,80 +192,5 @@ static PetscErrorCode CreateFirstTouchVec(Mat A, Mat_AIJHybrid *ctx, PetscLayout
   PetscCall(PetscObjectCompose((PetscObject)*v, "MatAIJHybrid_FirstTouchArray", (PetscObject)container));
   PetscCall(PetscLayoutReference(map, &(*v)->map));
   PetscCall(PetscContainerDestroy(&container));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode CreateVec(Mat A, PetscLayout map, Vec *v)
-{
-  PetscInt bs;
-
-  PetscFunctionBegin;
-  PetscCall(PetscLayoutGetBlockSize(map, &bs));
-  PetscCall(VecCreate(PetscObjectComm((PetscObject)A), v));
-  PetscCall(VecSetSizes(*v, map->n, PETSC_DETERMINE));
-  PetscCall(VecSetBlockSize(*v, bs));
-  PetscCall(VecSetType(*v, A->defaultvectype));
-  PetscCall(PetscLayoutReference(map, &(*v)->map));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/*
-  MatCreateVecs_AIJHybrid - VECHYBRID vectors (the default vector type of aijhybrid matrices) with the
-  matrix's threads, each thread on the entries of the rows it multiplies (the vector-mode partition of
-  the diagonal block, once the matrix is assembled; equal parts before), first touched by that thread
-  where first touch is on (the matrix's or the vectors' option). Other vector types: with the
-  matrix's first touch on and the standard CPU type, standard vectors first touched by the threads of
-  the row partition; otherwise what AIJ gives.
-*/
-PetscErrorCode MatCreateVecs_AIJHybrid(Mat A, Vec *right, Vec *left)
-{
-  Mat_AIJHybrid *ctx;
-  PetscBool      standard, hybrid;
-
-  PetscFunctionBegin;
-  PetscCall(MatAIJHybridGetContext(A, &ctx));
-  PetscCall(PetscStrbeginswith(A->defaultvectype, VECHYBRID, &hybrid));
-  if (!hybrid) PetscCall(PetscStrcmp(A->defaultvectype, VECSEQHYBRID, &hybrid));
-  if (!hybrid) PetscCall(PetscStrcmp(A->defaultvectype, VECMPIHYBRID, &hybrid));
-  if (hybrid) {
-    AIJHybridPartParams params;
-    const PetscInt     *rows;
-
-    PetscCall(MatAIJHybridContextCurrentParams(ctx, &params));
-    if (A->assembled) { /* the partition of the products to come (the thread count may have changed since the last) */
-      Mat       Ad = A;
-      PetscBool mpi;
-      PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIAIJHYBRID, &mpi));
-      if (mpi) PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, NULL, NULL));
-      PetscCall(MatAIJHybridRowPartUpdate(&ctx->diag, A, Ad, PETSC_FALSE, &params));
-    }
-    rows = ctx->diag.bounds && ctx->diag.params.nthreads == params.nthreads && ctx->diag.nrows == A->rmap->n ? ctx->diag.bounds : NULL;
-    if (right) {
-      PetscBool same;
-      PetscCall(PetscLayoutCompare(A->rmap, A->cmap, &same));
-      PetscCall(VecCreateHybridWithLayout(PetscObjectComm((PetscObject)A), A->cmap, params.nthreads, same ? rows : NULL, right));
-      if (ctx->first_touch) PetscCall(VecHybridSetFirstTouch(*right, PETSC_TRUE));
-    }
-    if (left) {
-      PetscCall(VecCreateHybridWithLayout(PetscObjectComm((PetscObject)A), A->rmap, params.nthreads, rows, left));
-      if (ctx->first_touch) PetscCall(VecHybridSetFirstTouch(*left, PETSC_TRUE));
-    }
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  PetscCall(PetscStrcmp(A->defaultvectype, VECSTANDARD, &standard));
-  if (!standard) PetscCall(PetscStrcmp(A->defaultvectype, VECSEQ, &standard));
-  if (!standard) PetscCall(PetscStrcmp(A->defaultvectype, VECMPI, &standard));
-  if (!ctx->first_touch || !standard) {
-    if (ctx->parentops.getvecs) {
-      PetscCall((*ctx->parentops.getvecs)(A, right, left));
-      PetscFunctionReturn(PETSC_SUCCESS);
-    }
-    /* what MatCreateVecs() does for a type without getvecs */
-    if (right) PetscCall(CreateVec(A, A->cmap, right));
-    if (left) PetscCall(CreateVec(A, A->rmap, left));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  if (right) PetscCall(CreateFirstTouchVec(A, ctx, A->cmap, right));
-  if (left) PetscCall(CreateFirstTouchVec(A, ctx, A->rmap, left));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -19,7 +19,7 @@
    For mpiaijhybrid the diagonal block's zerorows is replaced by the reordering one for the time of
    AIJ's MatZeroRows_MPIAIJ() only. tests/unit/zerorows_empty.c checks the result.
 */
-#include "../aijhybrid.h"
+#include "aijhybridimpl.h"
 
 typedef PetscErrorCode (*AIJHybridZeroRowsFn)(Mat, PetscInt, const PetscInt[], PetscScalar, Vec, Vec);
 
@@ -89,7 +89,7 @@ PetscErrorCode MatZeroRows_AIJHybrid(Mat A, PetscInt N, const PetscInt rows[], P
 
   PetscFunctionBegin;
   PetscCall(MatAIJHybridGetContext(A, &ctx));
-  if (ctx->info != &AIJHybridMPIInfo) {
+  if (!ctx->info->mpi) {
     PetscCall(MatZeroRows_AIJHybrid_EmptyLast(A, ctx->parentops.zerorows, N, rows, diag, x, b));
     PetscFunctionReturn(PETSC_SUCCESS);
   }

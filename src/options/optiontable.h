@@ -13,7 +13,7 @@
    PetscAIJHybridOptionsView() (the README's options table and the manual pages are tested
    against that list).
 
-   How a type joins (one table each; the matrix's is in src/mat/options.c):
+   How a type joins (one table each; the matrix's is in src/mat/settings.c):
    1. Next to its SetFromOptions: an enum naming its options, a `static const AIJHybridOption
       list[]` (name beginning with the family, kind, range and accepted values outside it, enum list,
       what it accepts, default, -help line, Set function) and a table, e.g.

@@ -3,7 +3,7 @@ static char help[] = "MatSOR of aijhybrid against PETSc's own SeqAIJ sweep of ea
   -threads <t>  : largest thread count\n\n";
 
 /*
-   The thread-local SOR of aijhybrid (src/mat/sor.c) is defined as MPIAIJ's parallel SOR with the
+   The thread-local SOR of aijhybrid (src/mat/matsor.c) is defined as MPIAIJ's parallel SOR with the
    threads' row blocks in place of ranks. This program builds that reference from PETSc itself:
    for each thread block of each rank it takes the block as a SeqAIJ matrix of its own
    (MatCreateSubMatrix, inodes off) and sweeps it with PETSc's MatSOR, the right-hand side being b

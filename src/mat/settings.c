@@ -1,7 +1,10 @@
 /*
-   Options of the aijhybrid types: -mat_aijhybrid_* and the Set/Get functions of the public API.
+   The settings of the aijhybrid types: the -mat_aijhybrid_* options and the public Set/Get
+   functions. Each public function calls the implementation composed on the matrix
+   ("MatAIJHybridSet..._C", PetscTryMethod/PetscUseMethod), so that a Set is ignored by other
+   types and a Get refuses them, as for PETSc's own types.
 */
-#include "../aijhybrid.h"
+#include "aijhybridimpl.h"
 #include "../options/optiontable.h"
 
 const char *const MatAIJHybridModes[]          = {"auto", "vector", "task", "MatAIJHybridMode", "MAT_AIJHYBRID_MODE_", NULL};
@@ -55,18 +58,18 @@ PetscErrorCode MatAIJHybridSetFromOptions_Private(Mat A, AIJHybridOptionItems Pe
 
   PetscFunctionBegin;
   /* the current values, shown by -help */
-  v[OPT_NUM_THREADS].i      = ctx->params.nthreads;
-  v[OPT_MODE].i             = (PetscInt)ctx->mode;
-  v[OPT_PARTITION].i        = (PetscInt)ctx->params.type;
-  v[OPT_ROW_COST].r         = ctx->params.row_cost;
-  v[OPT_DIFFUSION_TOL].r    = ctx->params.diffusion_tol;
-  v[OPT_DIFFUSION_MAX_IT].i = ctx->params.diffusion_max_it;
-  v[OPT_FIRST_TOUCH].i      = ctx->first_touch;
-  v[OPT_PREFETCH].i         = ctx->prefetch;
-  v[OPT_TASK_SHARE].r       = ctx->task_share;
-  v[OPT_NODE_AWARE].i       = ctx->node_aware;
-  v[OPT_NODE_SIZE].i        = ctx->node_size;
-  v[OPT_SOR_SERIAL].i       = ctx->sor_serial;
+  v[OPT_NUM_THREADS].i      = ctx->set.params.nthreads;
+  v[OPT_MODE].i             = (PetscInt)ctx->set.mode;
+  v[OPT_PARTITION].i        = (PetscInt)ctx->set.params.type;
+  v[OPT_ROW_COST].r         = ctx->set.params.row_cost;
+  v[OPT_DIFFUSION_TOL].r    = ctx->set.params.diffusion_tol;
+  v[OPT_DIFFUSION_MAX_IT].i = ctx->set.params.diffusion_max_it;
+  v[OPT_FIRST_TOUCH].i      = ctx->set.first_touch;
+  v[OPT_PREFETCH].i         = ctx->set.prefetch;
+  v[OPT_TASK_SHARE].r       = ctx->set.task_share;
+  v[OPT_NODE_AWARE].i       = ctx->set.node_aware;
+  v[OPT_NODE_SIZE].i        = ctx->set.node_size;
+  v[OPT_SOR_SERIAL].i       = ctx->set.sor_serial;
   v[OPT_FACTOR_SOLVE].i     = (PetscInt)MAT_AIJHYBRID_FACTOR_SOLVE_AUTO; /* read by the factors (src/factor/factor.c) */
   v[OPT_FACTOR_CHECK].i     = 0; /* read by the factors themselves (src/factor/factor.c) when they are made */
   /* every option read and checked before any is applied: a bad one leaves the matrix as it was */
@@ -85,18 +88,286 @@ PetscErrorCode MatAIJHybridSetFromOptions_Private(Mat A, AIJHybridOptionItems Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* ------------------------------------------------------------------------------------------ */
-
-static PetscErrorCode MatAIJHybridGetContextChecked(Mat A, PetscBool required, Mat_AIJHybrid **ctx)
+static PetscErrorCode MatAIJHybridSetNumThreads_AIJHybrid(Mat A, PetscInt nthreads)
 {
-  PetscBool flg;
+  Mat_AIJHybrid *ctx;
 
   PetscFunctionBegin;
-  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &flg, MATSEQAIJHYBRID, MATMPIAIJHYBRID, ""));
-  PetscCheck(flg || !required, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "Matrix of type %s is not of type %s", ((PetscObject)A)->type_name, MATAIJHYBRID);
-  *ctx = NULL;
-  if (flg) PetscCall(MatAIJHybridGetContext(A, ctx));
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
+  if (nthreads == PETSC_DEFAULT || nthreads == PETSC_DECIDE) {
+    ctx->set.nthreads_set    = PETSC_FALSE;
+    ctx->set.params.nthreads = AIJHybridDefaultNumThreads();
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCheck(nthreads >= 1, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Invalid number of threads %" PetscInt_FMT " for -mat_aijhybrid_num_threads: must be >= 1", nthreads);
+  PetscCheck(nthreads <= 4096, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Invalid number of threads %" PetscInt_FMT " for -mat_aijhybrid_num_threads: must be <= 4096", nthreads);
+  ctx->set.params.nthreads = nthreads;
+  ctx->set.nthreads_set    = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatAIJHybridGetNumThreads_AIJHybrid(Mat A, PetscInt *nthreads)
+{
+  Mat_AIJHybrid      *ctx;
+  AIJHybridPartParams params;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
+  MatAIJHybridContextCurrentParams(ctx, &params);
+  *nthreads = params.nthreads;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatAIJHybridSetPartitionType_AIJHybrid(Mat A, MatAIJHybridPartitionType type)
+{
+  Mat_AIJHybrid *ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
+  PetscCheck((int)type >= (int)MAT_AIJHYBRID_PARTITION_ROWS && (int)type <= (int)MAT_AIJHYBRID_PARTITION_OPTIMAL, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Invalid partition type %d for -mat_aijhybrid_partition: valid are rows, nnz, diffusion, optimal", (int)type);
+  ctx->set.params.type = type;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatAIJHybridGetPartitionType_AIJHybrid(Mat A, MatAIJHybridPartitionType *type)
+{
+  Mat_AIJHybrid *ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
+  *type = ctx->set.params.type;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatAIJHybridSetMode_AIJHybrid(Mat A, MatAIJHybridMode mode)
+{
+  Mat_AIJHybrid *ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
+  PetscCheck((int)mode >= (int)MAT_AIJHYBRID_MODE_AUTO && (int)mode <= (int)MAT_AIJHYBRID_MODE_TASK, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Invalid mode %d for -mat_aijhybrid_mode: valid are auto, vector, task", (int)mode);
+  ctx->set.mode = mode;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatAIJHybridGetMode_AIJHybrid(Mat A, MatAIJHybridMode *mode)
+{
+  Mat_AIJHybrid      *ctx;
+  AIJHybridPartParams params;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
+  MatAIJHybridContextCurrentParams(ctx, &params);
+  if (!A->assembled) *mode = ctx->set.mode;
+  else *mode = MatAIJHybridEffectiveMode(ctx, params.nthreads);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatAIJHybridSetRowCost_AIJHybrid(Mat A, PetscReal cost)
+{
+  Mat_AIJHybrid *ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
+  PetscCheck(cost >= 0.0 && cost < PETSC_MAX_REAL, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Invalid row cost %g for -mat_aijhybrid_row_cost: must be finite and >= 0", (double)cost);
+  ctx->set.params.row_cost = cost;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatAIJHybridGetRowCost_AIJHybrid(Mat A, PetscReal *cost)
+{
+  Mat_AIJHybrid *ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
+  *cost = ctx->set.params.row_cost;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatAIJHybridSetDiffusion_AIJHybrid(Mat A, PetscReal tol, PetscInt max_it)
+{
+  Mat_AIJHybrid *ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
+  PetscCheck(tol >= 0.0 && tol < PETSC_MAX_REAL, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Invalid tolerance %g for -mat_aijhybrid_diffusion_tol: must be finite and >= 0", (double)tol);
+  PetscCheck(max_it >= 0, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Invalid sweep count %" PetscInt_FMT " for -mat_aijhybrid_diffusion_max_it: must be >= 0", max_it);
+  ctx->set.params.diffusion_tol    = tol;
+  ctx->set.params.diffusion_max_it = max_it;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatAIJHybridGetDiffusion_AIJHybrid(Mat A, PetscReal *tol, PetscInt *max_it)
+{
+  Mat_AIJHybrid *ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
+  if (tol) *tol = ctx->set.params.diffusion_tol;
+  if (max_it) *max_it = ctx->set.params.diffusion_max_it;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatAIJHybridSetFirstTouch_AIJHybrid(Mat A, PetscBool flg)
+{
+  Mat_AIJHybrid *ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
+  ctx->set.first_touch = flg;
+  if (!flg) {
+    PetscCall(MatAIJHybridFirstTouchReset(&ctx->cache.ftdiag));
+    PetscCall(MatAIJHybridFirstTouchReset(&ctx->cache.ftoffd));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatAIJHybridGetFirstTouch_AIJHybrid(Mat A, PetscBool *flg)
+{
+  Mat_AIJHybrid *ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
+  *flg = ctx->set.first_touch;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatAIJHybridSetPrefetch_AIJHybrid(Mat A, PetscInt distance)
+{
+  Mat_AIJHybrid *ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
+  PetscCheck(distance == PETSC_DEFAULT || distance == PETSC_DECIDE || (distance >= 0 && distance <= AIJHYBRID_PREFETCH_MAX), PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Invalid prefetch distance %" PetscInt_FMT " for -mat_aijhybrid_prefetch: must be from 0 (none) to %d nonzeros, or -1 to choose it from measured products", distance, AIJHYBRID_PREFETCH_MAX);
+  ctx->set.prefetch = distance < 0 ? -1 : distance;
+  MatAIJHybridPrefetchRestart(ctx);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatAIJHybridGetPrefetch_AIJHybrid(Mat A, PetscInt *distance, PetscInt *in_use)
+{
+  Mat_AIJHybrid *ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
+  if (distance) *distance = ctx->set.prefetch;
+  if (in_use) *in_use = ctx->set.prefetch >= 0 ? ctx->set.prefetch : ctx->tune.pf_use;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatAIJHybridSetTaskShare_AIJHybrid(Mat A, PetscReal share)
+{
+  Mat_AIJHybrid *ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
+  PetscCheck(share == (PetscReal)PETSC_DETERMINE || (share >= 0.0 && share <= 1.0), PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Invalid task share %g for -mat_aijhybrid_task_share: must be in [0, 1], or -1 to measure it", (double)share);
+  ctx->set.task_share    = share < 0 ? -1.0 : share;
+  ctx->tune.task_share   = share < 0 ? 1.0 : share;
+  ctx->tune.task_resizes = 0;
+  PetscCall(MatAIJHybridStatsReset(ctx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatAIJHybridGetTaskShare_AIJHybrid(Mat A, PetscReal *share, PetscReal *in_use)
+{
+  Mat_AIJHybrid *ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
+  if (share) *share = ctx->set.task_share;
+  if (in_use) *in_use = ctx->tune.task_share;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatAIJHybridSetNodeAware_AIJHybrid(Mat A, PetscBool flg)
+{
+  Mat_AIJHybrid *ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
+  ctx->set.node_aware = flg;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatAIJHybridGetNodeAware_AIJHybrid(Mat A, PetscBool *flg)
+{
+  Mat_AIJHybrid *ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
+  *flg = ctx->set.node_aware;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatAIJHybridSetNodeSize_AIJHybrid(Mat A, PetscInt k)
+{
+  Mat_AIJHybrid *ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
+  if (k == PETSC_DEFAULT || k == PETSC_DECIDE) k = 0;
+  PetscCheck(k >= 0, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Invalid node size %" PetscInt_FMT " for -mat_aijhybrid_node_size: must be >= 1, or 0 for the nodes MPI_COMM_TYPE_SHARED finds", k);
+  ctx->set.node_size = k;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatAIJHybridGetNodeSize_AIJHybrid(Mat A, PetscInt *k)
+{
+  Mat_AIJHybrid *ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
+  *k = ctx->set.node_size;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatAIJHybridSetSORSerial_AIJHybrid(Mat A, PetscBool serial)
+{
+  Mat_AIJHybrid *ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
+  ctx->set.sor_serial = serial;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatAIJHybridGetSORSerial_AIJHybrid(Mat A, PetscBool *serial)
+{
+  Mat_AIJHybrid *ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
+  *serial = ctx->set.sor_serial;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* compose (on) or remove the implementations of the public settings functions on an aijhybrid matrix */
+PetscErrorCode MatAIJHybridComposeSettings(Mat A, PetscBool on)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAIJHybridSetNumThreads_C", on ? MatAIJHybridSetNumThreads_AIJHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAIJHybridGetNumThreads_C", on ? MatAIJHybridGetNumThreads_AIJHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAIJHybridSetPartitionType_C", on ? MatAIJHybridSetPartitionType_AIJHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAIJHybridGetPartitionType_C", on ? MatAIJHybridGetPartitionType_AIJHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAIJHybridSetMode_C", on ? MatAIJHybridSetMode_AIJHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAIJHybridGetMode_C", on ? MatAIJHybridGetMode_AIJHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAIJHybridSetRowCost_C", on ? MatAIJHybridSetRowCost_AIJHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAIJHybridGetRowCost_C", on ? MatAIJHybridGetRowCost_AIJHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAIJHybridSetDiffusion_C", on ? MatAIJHybridSetDiffusion_AIJHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAIJHybridGetDiffusion_C", on ? MatAIJHybridGetDiffusion_AIJHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAIJHybridSetFirstTouch_C", on ? MatAIJHybridSetFirstTouch_AIJHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAIJHybridGetFirstTouch_C", on ? MatAIJHybridGetFirstTouch_AIJHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAIJHybridSetPrefetch_C", on ? MatAIJHybridSetPrefetch_AIJHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAIJHybridGetPrefetch_C", on ? MatAIJHybridGetPrefetch_AIJHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAIJHybridSetTaskShare_C", on ? MatAIJHybridSetTaskShare_AIJHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAIJHybridGetTaskShare_C", on ? MatAIJHybridGetTaskShare_AIJHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAIJHybridSetNodeAware_C", on ? MatAIJHybridSetNodeAware_AIJHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAIJHybridGetNodeAware_C", on ? MatAIJHybridGetNodeAware_AIJHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAIJHybridSetNodeSize_C", on ? MatAIJHybridSetNodeSize_AIJHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAIJHybridGetNodeSize_C", on ? MatAIJHybridGetNodeSize_AIJHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAIJHybridSetSORSerial_C", on ? MatAIJHybridSetSORSerial_AIJHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAIJHybridGetSORSerial_C", on ? MatAIJHybridGetSORSerial_AIJHybrid : NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -121,21 +392,10 @@ static PetscErrorCode MatAIJHybridGetContextChecked(Mat A, PetscBool required, M
 @*/
 PetscErrorCode MatAIJHybridSetNumThreads(Mat A, PetscInt nthreads)
 {
-  Mat_AIJHybrid *ctx = NULL;
-
   PetscFunctionBegin;
-  PetscCall(MatAIJHybridGetContextChecked(A, PETSC_FALSE, &ctx));
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscValidLogicalCollectiveInt(A, nthreads, 2);
-  if (!ctx) PetscFunctionReturn(PETSC_SUCCESS);
-  if (nthreads == PETSC_DEFAULT || nthreads == PETSC_DECIDE) {
-    ctx->nthreads_set    = PETSC_FALSE;
-    ctx->params.nthreads = AIJHybridDefaultNumThreads();
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  PetscCheck(nthreads >= 1, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Invalid number of threads %" PetscInt_FMT " for -mat_aijhybrid_num_threads: must be >= 1", nthreads);
-  PetscCheck(nthreads <= 4096, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Invalid number of threads %" PetscInt_FMT " for -mat_aijhybrid_num_threads: must be <= 4096", nthreads);
-  ctx->params.nthreads = nthreads;
-  ctx->nthreads_set    = PETSC_TRUE;
+  PetscTryMethod(A, "MatAIJHybridSetNumThreads_C", (Mat, PetscInt), (A, nthreads));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -156,13 +416,9 @@ PetscErrorCode MatAIJHybridSetNumThreads(Mat A, PetscInt nthreads)
 @*/
 PetscErrorCode MatAIJHybridGetNumThreads(Mat A, PetscInt *nthreads)
 {
-  Mat_AIJHybrid      *ctx = NULL;
-  AIJHybridPartParams params;
-
   PetscFunctionBegin;
-  PetscCall(MatAIJHybridGetContextChecked(A, PETSC_TRUE, &ctx));
-  PetscCall(MatAIJHybridContextCurrentParams(ctx, &params));
-  *nthreads = params.nthreads;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscUseMethod(A, "MatAIJHybridGetNumThreads_C", (Mat, PetscInt *), (A, nthreads));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -184,13 +440,10 @@ PetscErrorCode MatAIJHybridGetNumThreads(Mat A, PetscInt *nthreads)
 @*/
 PetscErrorCode MatAIJHybridSetPartitionType(Mat A, MatAIJHybridPartitionType type)
 {
-  Mat_AIJHybrid *ctx = NULL;
-
   PetscFunctionBegin;
-  PetscCall(MatAIJHybridGetContextChecked(A, PETSC_FALSE, &ctx));
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscValidLogicalCollectiveEnum(A, type, 2);
-  PetscCheck((int)type >= (int)MAT_AIJHYBRID_PARTITION_ROWS && (int)type <= (int)MAT_AIJHYBRID_PARTITION_OPTIMAL, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Invalid partition type %d for -mat_aijhybrid_partition: valid are rows, nnz, diffusion, optimal", (int)type);
-  if (ctx) ctx->params.type = type;
+  PetscTryMethod(A, "MatAIJHybridSetPartitionType_C", (Mat, MatAIJHybridPartitionType), (A, type));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -211,11 +464,9 @@ PetscErrorCode MatAIJHybridSetPartitionType(Mat A, MatAIJHybridPartitionType typ
 @*/
 PetscErrorCode MatAIJHybridGetPartitionType(Mat A, MatAIJHybridPartitionType *type)
 {
-  Mat_AIJHybrid *ctx = NULL;
-
   PetscFunctionBegin;
-  PetscCall(MatAIJHybridGetContextChecked(A, PETSC_TRUE, &ctx));
-  *type = ctx->params.type;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscUseMethod(A, "MatAIJHybridGetPartitionType_C", (Mat, MatAIJHybridPartitionType *), (A, type));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -241,13 +492,10 @@ PetscErrorCode MatAIJHybridGetPartitionType(Mat A, MatAIJHybridPartitionType *ty
 @*/
 PetscErrorCode MatAIJHybridSetMode(Mat A, MatAIJHybridMode mode)
 {
-  Mat_AIJHybrid *ctx = NULL;
-
   PetscFunctionBegin;
-  PetscCall(MatAIJHybridGetContextChecked(A, PETSC_FALSE, &ctx));
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscValidLogicalCollectiveEnum(A, mode, 2);
-  PetscCheck((int)mode >= (int)MAT_AIJHYBRID_MODE_AUTO && (int)mode <= (int)MAT_AIJHYBRID_MODE_TASK, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Invalid mode %d for -mat_aijhybrid_mode: valid are auto, vector, task", (int)mode);
-  if (ctx) ctx->mode = mode;
+  PetscTryMethod(A, "MatAIJHybridSetMode_C", (Mat, MatAIJHybridMode), (A, mode));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -270,14 +518,9 @@ PetscErrorCode MatAIJHybridSetMode(Mat A, MatAIJHybridMode mode)
 @*/
 PetscErrorCode MatAIJHybridGetMode(Mat A, MatAIJHybridMode *mode)
 {
-  Mat_AIJHybrid      *ctx = NULL;
-  AIJHybridPartParams params;
-
   PetscFunctionBegin;
-  PetscCall(MatAIJHybridGetContextChecked(A, PETSC_TRUE, &ctx));
-  PetscCall(MatAIJHybridContextCurrentParams(ctx, &params));
-  if (!A->assembled) *mode = ctx->mode;
-  else *mode = MatAIJHybridEffectiveMode(ctx, params.nthreads);
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscUseMethod(A, "MatAIJHybridGetMode_C", (Mat, MatAIJHybridMode *), (A, mode));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -299,13 +542,10 @@ PetscErrorCode MatAIJHybridGetMode(Mat A, MatAIJHybridMode *mode)
 @*/
 PetscErrorCode MatAIJHybridSetRowCost(Mat A, PetscReal cost)
 {
-  Mat_AIJHybrid *ctx = NULL;
-
   PetscFunctionBegin;
-  PetscCall(MatAIJHybridGetContextChecked(A, PETSC_FALSE, &ctx));
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscValidLogicalCollectiveReal(A, cost, 2);
-  PetscCheck(cost >= 0.0 && cost < PETSC_MAX_REAL, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Invalid row cost %g for -mat_aijhybrid_row_cost: must be finite and >= 0", (double)cost);
-  if (ctx) ctx->params.row_cost = cost;
+  PetscTryMethod(A, "MatAIJHybridSetRowCost_C", (Mat, PetscReal), (A, cost));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -326,11 +566,9 @@ PetscErrorCode MatAIJHybridSetRowCost(Mat A, PetscReal cost)
 @*/
 PetscErrorCode MatAIJHybridGetRowCost(Mat A, PetscReal *cost)
 {
-  Mat_AIJHybrid *ctx = NULL;
-
   PetscFunctionBegin;
-  PetscCall(MatAIJHybridGetContextChecked(A, PETSC_TRUE, &ctx));
-  *cost = ctx->params.row_cost;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscUseMethod(A, "MatAIJHybridGetRowCost_C", (Mat, PetscReal *), (A, cost));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -354,16 +592,9 @@ PetscErrorCode MatAIJHybridGetRowCost(Mat A, PetscReal *cost)
 @*/
 PetscErrorCode MatAIJHybridSetDiffusion(Mat A, PetscReal tol, PetscInt max_it)
 {
-  Mat_AIJHybrid *ctx = NULL;
-
   PetscFunctionBegin;
-  PetscCall(MatAIJHybridGetContextChecked(A, PETSC_FALSE, &ctx));
-  PetscCheck(tol >= 0.0 && tol < PETSC_MAX_REAL, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Invalid tolerance %g for -mat_aijhybrid_diffusion_tol: must be finite and >= 0", (double)tol);
-  PetscCheck(max_it >= 0, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Invalid sweep count %" PetscInt_FMT " for -mat_aijhybrid_diffusion_max_it: must be >= 0", max_it);
-  if (ctx) {
-    ctx->params.diffusion_tol    = tol;
-    ctx->params.diffusion_max_it = max_it;
-  }
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscTryMethod(A, "MatAIJHybridSetDiffusion_C", (Mat, PetscReal, PetscInt), (A, tol, max_it));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -385,76 +616,11 @@ PetscErrorCode MatAIJHybridSetDiffusion(Mat A, PetscReal tol, PetscInt max_it)
 @*/
 PetscErrorCode MatAIJHybridGetDiffusion(Mat A, PetscReal *tol, PetscInt *max_it)
 {
-  Mat_AIJHybrid *ctx = NULL;
-
   PetscFunctionBegin;
-  PetscCall(MatAIJHybridGetContextChecked(A, PETSC_TRUE, &ctx));
-  if (tol) *tol = ctx->params.diffusion_tol;
-  if (max_it) *max_it = ctx->params.diffusion_max_it;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscUseMethod(A, "MatAIJHybridGetDiffusion_C", (Mat, PetscReal *, PetscInt *), (A, tol, max_it));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-
-/*@
-  MatAIJHybridGetPartitionInfo - Gets figures on the cached thread partition of this rank's rows
-
-  Not Collective
-
-  Input Parameter:
-. A - an assembled `MATAIJHYBRID` matrix
-
-  Output Parameter:
-. info - threads, partition type, imbalance (max/mean cost) of the diagonal and off-diagonal
-         blocks, diffusion sweeps, build time, number of builds
-
-  Level: intermediate
-
-.seealso: `MATAIJHYBRID`, `MatAIJHybridGetPartition()`, `MatAIJHybridPartitionInfo`
-@*/
-PetscErrorCode MatAIJHybridGetPartitionInfo(Mat A, MatAIJHybridPartitionInfo *info)
-{
-  Mat_AIJHybrid *ctx = NULL;
-
-  PetscFunctionBegin;
-  PetscCall(MatAIJHybridGetContextChecked(A, PETSC_TRUE, &ctx));
-  PetscCheck(A->assembled, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "Not for unassembled matrix");
-  info->nthreads          = ctx->diag.bounds ? ctx->diag.params.nthreads : ctx->params.nthreads;
-  info->type              = ctx->diag.bounds ? ctx->diag.params.type : ctx->params.type;
-  info->imbalance         = ctx->diag.bounds ? ctx->diag.imbalance : 1.0;
-  info->imbalance_offdiag = ctx->offd.bounds ? ctx->offd.imbalance : 1.0;
-  info->sweeps            = ctx->diag.sweeps;
-  info->build_time        = ctx->diag.build_time + ctx->offd.build_time;
-  info->builds            = ctx->diag.builds;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/*@C
-  MatAIJHybridGetPartition - Gets the cached thread partition of this rank's rows (diagonal block)
-
-  Not Collective
-
-  Input Parameter:
-. A - an assembled `MATAIJHYBRID` matrix
-
-  Output Parameters:
-+ nthreads - number of threads
-- bounds   - array of nthreads+1 row offsets: thread t owns local rows [bounds[t], bounds[t+1]); owned by the matrix, do not free
-
-  Level: advanced
-
-.seealso: `MATAIJHYBRID`, `MatAIJHybridGetPartitionInfo()`
-@*/
-PetscErrorCode MatAIJHybridGetPartition(Mat A, PetscInt *nthreads, const PetscInt *bounds[])
-{
-  Mat_AIJHybrid *ctx = NULL;
-
-  PetscFunctionBegin;
-  PetscCall(MatAIJHybridGetContextChecked(A, PETSC_TRUE, &ctx));
-  PetscCheck(A->assembled && ctx->diag.bounds, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "Not for unassembled matrix");
-  if (nthreads) *nthreads = ctx->diag.params.nthreads;
-  if (bounds) *bounds = ctx->diag.bounds;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 
 /*@
   MatAIJHybridSetFirstTouch - Sets whether the products multiply copies of the matrix blocks whose
@@ -485,17 +651,10 @@ PetscErrorCode MatAIJHybridGetPartition(Mat A, PetscInt *nthreads, const PetscIn
 @*/
 PetscErrorCode MatAIJHybridSetFirstTouch(Mat A, PetscBool flg)
 {
-  Mat_AIJHybrid *ctx = NULL;
-
   PetscFunctionBegin;
-  PetscCall(MatAIJHybridGetContextChecked(A, PETSC_FALSE, &ctx));
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscValidLogicalCollectiveBool(A, flg, 2);
-  if (!ctx) PetscFunctionReturn(PETSC_SUCCESS);
-  ctx->first_touch = flg;
-  if (!flg) {
-    PetscCall(MatAIJHybridMirrorReset(&ctx->mdiag));
-    PetscCall(MatAIJHybridMirrorReset(&ctx->moffd));
-  }
+  PetscTryMethod(A, "MatAIJHybridSetFirstTouch_C", (Mat, PetscBool), (A, flg));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -516,11 +675,9 @@ PetscErrorCode MatAIJHybridSetFirstTouch(Mat A, PetscBool flg)
 @*/
 PetscErrorCode MatAIJHybridGetFirstTouch(Mat A, PetscBool *flg)
 {
-  Mat_AIJHybrid *ctx = NULL;
-
   PetscFunctionBegin;
-  PetscCall(MatAIJHybridGetContextChecked(A, PETSC_TRUE, &ctx));
-  *flg = ctx->first_touch;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscUseMethod(A, "MatAIJHybridGetFirstTouch_C", (Mat, PetscBool *), (A, flg));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -543,12 +700,11 @@ PetscErrorCode MatAIJHybridGetFirstTouch(Mat A, PetscBool *flg)
   Notes:
   Before each row, a thread asks for the cache lines of the values and column indices up to
   `distance` nonzeros past the end of the row, each line once. Where the hardware prefetchers do
-  not keep up with the streams of a CSR product (short rows, regular column access) this makes
-  the product much faster: 1.4-1.6 times on a 7-point Laplacian on the machine it was measured on;
-  where the x accesses are irregular it made it slower (README, "What the type does"). So by
-  default each rank measures: after 2 warm-up products, 5 products without and 5 with a distance
-  of 512 (the best of 128 to 2048 measured), alternating; prefetch stays on only if its median
-  product time is at least 3% below the one without. The trial starts again when the thread
+  not keep up with the streams of a CSR product (short rows, regular column access) this can make
+  the product faster; where the x accesses are irregular it can make it slower (README, "What the
+  type does"). So by default each rank measures: after 2 warm-up products, 5 products without and
+  5 with a distance of 512, alternating; prefetch stays on only if its median product time is at
+  least 3% below the one without. The trial starts again when the thread
   count, the mode or the nonzero pattern changes. Results do not depend on it. The transpose
   products do not prefetch.
 
@@ -556,15 +712,10 @@ PetscErrorCode MatAIJHybridGetFirstTouch(Mat A, PetscBool *flg)
 @*/
 PetscErrorCode MatAIJHybridSetPrefetch(Mat A, PetscInt distance)
 {
-  Mat_AIJHybrid *ctx = NULL;
-
   PetscFunctionBegin;
-  PetscCall(MatAIJHybridGetContextChecked(A, PETSC_FALSE, &ctx));
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscValidLogicalCollectiveInt(A, distance, 2);
-  PetscCheck(distance == PETSC_DEFAULT || distance == PETSC_DECIDE || (distance >= 0 && distance <= AIJHYBRID_PREFETCH_MAX), PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Invalid prefetch distance %" PetscInt_FMT " for -mat_aijhybrid_prefetch: must be from 0 (none) to %d nonzeros, or -1 to choose it from measured products", distance, AIJHYBRID_PREFETCH_MAX);
-  if (!ctx) PetscFunctionReturn(PETSC_SUCCESS);
-  ctx->prefetch = distance < 0 ? -1 : distance;
-  MatAIJHybridPrefetchRestart(ctx);
+  PetscTryMethod(A, "MatAIJHybridSetPrefetch_C", (Mat, PetscInt), (A, distance));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -587,12 +738,9 @@ PetscErrorCode MatAIJHybridSetPrefetch(Mat A, PetscInt distance)
 @*/
 PetscErrorCode MatAIJHybridGetPrefetch(Mat A, PetscInt *distance, PetscInt *in_use)
 {
-  Mat_AIJHybrid *ctx = NULL;
-
   PetscFunctionBegin;
-  PetscCall(MatAIJHybridGetContextChecked(A, PETSC_TRUE, &ctx));
-  if (distance) *distance = ctx->prefetch;
-  if (in_use) *in_use = ctx->prefetch >= 0 ? ctx->prefetch : ctx->pf_use;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscUseMethod(A, "MatAIJHybridGetPrefetch_C", (Mat, PetscInt *, PetscInt *), (A, distance, in_use));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -625,17 +773,10 @@ PetscErrorCode MatAIJHybridGetPrefetch(Mat A, PetscInt *distance, PetscInt *in_u
 @*/
 PetscErrorCode MatAIJHybridSetTaskShare(Mat A, PetscReal share)
 {
-  Mat_AIJHybrid *ctx = NULL;
-
   PetscFunctionBegin;
-  PetscCall(MatAIJHybridGetContextChecked(A, PETSC_FALSE, &ctx));
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscValidLogicalCollectiveReal(A, share, 2);
-  PetscCheck(share == (PetscReal)PETSC_DETERMINE || (share >= 0.0 && share <= 1.0), PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Invalid task share %g for -mat_aijhybrid_task_share: must be in [0, 1], or -1 to measure it", (double)share);
-  if (!ctx) PetscFunctionReturn(PETSC_SUCCESS);
-  ctx->task_share  = share < 0 ? -1.0 : share;
-  ctx->task_lead   = share < 0 ? 1.0 : share;
-  ctx->task_adapts = 0;
-  PetscCall(MatAIJHybridThreadStatsReset(ctx));
+  PetscTryMethod(A, "MatAIJHybridSetTaskShare_C", (Mat, PetscReal), (A, share));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -657,83 +798,11 @@ PetscErrorCode MatAIJHybridSetTaskShare(Mat A, PetscReal share)
 @*/
 PetscErrorCode MatAIJHybridGetTaskShare(Mat A, PetscReal *share, PetscReal *in_use)
 {
-  Mat_AIJHybrid *ctx = NULL;
-
   PetscFunctionBegin;
-  PetscCall(MatAIJHybridGetContextChecked(A, PETSC_TRUE, &ctx));
-  if (share) *share = ctx->task_share;
-  if (in_use) *in_use = ctx->task_lead;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscUseMethod(A, "MatAIJHybridGetTaskShare_C", (Mat, PetscReal *, PetscReal *), (A, share, in_use));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-
-/*@
-  MatAIJHybridGetThreadTimes - Gets the measured busy time of each thread, per product, in the
-  forward products (`MatMult()`, `MatMultAdd()`) since the statistics last started
-
-  Not Collective
-
-  Input Parameter:
-. A - the matrix
-
-  Output Parameters:
-+ nthreads  - number of threads the statistics are for (0 before the first product)
-. nproducts - number of products they accumulate
-- times     - if not `NULL`, an array of 3*nthreads entries the caller provides: for thread t,
-              times[3t] is its halo-exchange time (task mode, thread 0), times[3t+1] its
-              diagonal-block time and times[3t+2] its off-diagonal-block time, in seconds per product
-
-  Level: advanced
-
-  Notes:
-  Call once with `times` `NULL` to learn `nthreads`. The statistics start again when the thread
-  count or the mode changes, when the task-mode share of thread 0 is resized, and after
-  `MatAIJHybridResetThreadTimes()`. They are taken with `omp_get_wtime()` by each thread; with
-  `-mat_view ::ascii_info_detail` they are printed for every rank.
-
-.seealso: `MATAIJHYBRID`, `MatAIJHybridResetThreadTimes()`, `MatAIJHybridGetPartitionInfo()`
-@*/
-PetscErrorCode MatAIJHybridGetThreadTimes(Mat A, PetscInt *nthreads, PetscInt *nproducts, PetscReal times[])
-{
-  Mat_AIJHybrid *ctx = NULL;
-
-  PetscFunctionBegin;
-  PetscCall(MatAIJHybridGetContextChecked(A, PETSC_TRUE, &ctx));
-  if (nthreads) *nthreads = ctx->tstat ? ctx->tstat_T : 0;
-  if (nproducts) *nproducts = ctx->nprod;
-  if (times && ctx->tstat) {
-    for (PetscInt t = 0; t < ctx->tstat_T; t++) {
-      const double *tt = ctx->tstat + AIJHYBRID_TSTAT_STRIDE * t, n = ctx->nprod ? (double)ctx->nprod : 1.0;
-      times[3 * t]     = (PetscReal)(tt[AIJHYBRID_TSTAT_COMM] / n);
-      times[3 * t + 1] = (PetscReal)(tt[AIJHYBRID_TSTAT_DIAG] / n);
-      times[3 * t + 2] = (PetscReal)(tt[AIJHYBRID_TSTAT_OFFD] / n);
-    }
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/*@
-  MatAIJHybridResetThreadTimes - Starts the per-thread time statistics again (e.g. after a warm-up)
-
-  Not Collective
-
-  Input Parameter:
-. A - the matrix
-
-  Level: advanced
-
-.seealso: `MATAIJHYBRID`, `MatAIJHybridGetThreadTimes()`
-@*/
-PetscErrorCode MatAIJHybridResetThreadTimes(Mat A)
-{
-  Mat_AIJHybrid *ctx = NULL;
-
-  PetscFunctionBegin;
-  PetscCall(MatAIJHybridGetContextChecked(A, PETSC_TRUE, &ctx));
-  PetscCall(MatAIJHybridThreadStatsReset(ctx));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* ---- the halo PetscSF (src/mat/halo.c) ---- */
 
 /*@
   MatAIJHybridSetNodeAware - Makes the halo exchange of an `MATMPIAIJHYBRID` matrix a node-aware `PetscSF` (`PETSCSFNODEAWARE`)
@@ -762,12 +831,10 @@ PetscErrorCode MatAIJHybridResetThreadTimes(Mat A)
 @*/
 PetscErrorCode MatAIJHybridSetNodeAware(Mat A, PetscBool flg)
 {
-  Mat_AIJHybrid *ctx = NULL;
-
   PetscFunctionBegin;
-  PetscCall(MatAIJHybridGetContextChecked(A, PETSC_FALSE, &ctx));
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscValidLogicalCollectiveBool(A, flg, 2);
-  if (ctx) ctx->node_aware = flg;
+  PetscTryMethod(A, "MatAIJHybridSetNodeAware_C", (Mat, PetscBool), (A, flg));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -788,11 +855,9 @@ PetscErrorCode MatAIJHybridSetNodeAware(Mat A, PetscBool flg)
 @*/
 PetscErrorCode MatAIJHybridGetNodeAware(Mat A, PetscBool *flg)
 {
-  Mat_AIJHybrid *ctx = NULL;
-
   PetscFunctionBegin;
-  PetscCall(MatAIJHybridGetContextChecked(A, PETSC_TRUE, &ctx));
-  *flg = ctx->node_aware;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscUseMethod(A, "MatAIJHybridGetNodeAware_C", (Mat, PetscBool *), (A, flg));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -820,14 +885,10 @@ PetscErrorCode MatAIJHybridGetNodeAware(Mat A, PetscBool *flg)
 @*/
 PetscErrorCode MatAIJHybridSetNodeSize(Mat A, PetscInt k)
 {
-  Mat_AIJHybrid *ctx = NULL;
-
   PetscFunctionBegin;
-  PetscCall(MatAIJHybridGetContextChecked(A, PETSC_FALSE, &ctx));
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscValidLogicalCollectiveInt(A, k, 2);
-  if (k == PETSC_DEFAULT || k == PETSC_DECIDE) k = 0;
-  PetscCheck(k >= 0, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Invalid node size %" PetscInt_FMT " for -mat_aijhybrid_node_size: must be >= 1, or 0 for the nodes MPI_COMM_TYPE_SHARED finds", k);
-  if (ctx) ctx->node_size = k;
+  PetscTryMethod(A, "MatAIJHybridSetNodeSize_C", (Mat, PetscInt), (A, k));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -848,10 +909,63 @@ PetscErrorCode MatAIJHybridSetNodeSize(Mat A, PetscInt k)
 @*/
 PetscErrorCode MatAIJHybridGetNodeSize(Mat A, PetscInt *k)
 {
-  Mat_AIJHybrid *ctx = NULL;
-
   PetscFunctionBegin;
-  PetscCall(MatAIJHybridGetContextChecked(A, PETSC_TRUE, &ctx));
-  *k = ctx->node_size;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscUseMethod(A, "MatAIJHybridGetNodeSize_C", (Mat, PetscInt *), (A, k));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatAIJHybridSetSORSerial - Makes `MatSOR()` of an `MATAIJHYBRID` matrix run AIJ's own (serial) sweeps
+  instead of the thread-local ones
+
+  Logically Collective
+
+  Input Parameters:
++ A      - the matrix
+- serial - `PETSC_TRUE` for AIJ's sweeps (results identical to `MATAIJ`), `PETSC_FALSE` (default)
+           for thread-local sweeps: each thread's block of rows swept with the other blocks' values
+           from the previous sweep, as `MATMPIAIJ` does across ranks
+
+  Options Database Key:
+. -mat_aijhybrid_sor_serial - use AIJ's sweeps
+
+  Level: intermediate
+
+  Note:
+  With one thread `MatSOR()` is AIJ's either way. The thread-local sweeps give the same result
+  for a given thread count and partition (`-mat_aijhybrid_partition`), whatever the timing.
+
+.seealso: `MATAIJHYBRID`, `MatSOR()`, `PCSOR`, `PCEISENSTAT`, `MatAIJHybridGetSORSerial()`
+@*/
+PetscErrorCode MatAIJHybridSetSORSerial(Mat A, PetscBool serial)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscValidLogicalCollectiveBool(A, serial, 2);
+  PetscTryMethod(A, "MatAIJHybridSetSORSerial_C", (Mat, PetscBool), (A, serial));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatAIJHybridGetSORSerial - Tells whether `MatSOR()` of an `MATAIJHYBRID` matrix runs AIJ's own sweeps
+
+  Not Collective
+
+  Input Parameter:
+. A - the matrix
+
+  Output Parameter:
+. serial - `PETSC_TRUE` for AIJ's sweeps, `PETSC_FALSE` for thread-local sweeps
+
+  Level: intermediate
+
+.seealso: `MatAIJHybridSetSORSerial()`
+@*/
+PetscErrorCode MatAIJHybridGetSORSerial(Mat A, PetscBool *serial)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscUseMethod(A, "MatAIJHybridGetSORSerial_C", (Mat, PetscBool *), (A, serial));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

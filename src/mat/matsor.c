@@ -25,78 +25,8 @@
    With one thread, or with -mat_aijhybrid_sor_serial, MatSOR is AIJ's own (MatSOR_SeqAIJ,
    MatSOR_MPIAIJ): results identical to aij's.
 */
-#include "../aijhybrid.h"
+#include "aijhybridimpl.h"
 #include "../kernels/sor.h"
-
-PetscErrorCode MatAIJHybridSORReset(AIJHybridSOR *s)
-{
-  PetscFunctionBegin;
-  PetscCall(MatAIJHybridBlockKeyRelease(&s->key));
-  PetscCall(PetscFree3(s->lo, s->dg, s->hi));
-  PetscCall(PetscFree5(s->idiag, s->mdiag, s->bl, s->t, s->x1));
-  s->m     = 0;
-  s->valid = PETSC_FALSE;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* the block positions of the rows for the current pattern and partition, and the (inverse)
-   diagonal for the current values, omega and fshift (MatInvertDiagonal_SeqAIJ's rule) */
-static PetscErrorCode SORPrepare(Mat A, Mat_AIJHybrid *ctx, Mat Ad, PetscReal omega, PetscReal fshift)
-{
-  AIJHybridSOR     *s = &ctx->sor;
-  AIJHybridBlockKey key;
-  const PetscInt   *ai, *aj, *bounds = ctx->diag.bounds;
-  const PetscInt    T = ctx->diag.params.nthreads;
-  PetscObjectState  state;
-
-  PetscFunctionBegin;
-  PetscCall(MatAIJHybridBlockKeyRead(Ad, &key, &ai, &aj));
-  if (!s->lo || !MatAIJHybridBlockKeySame(&s->key, &key) || s->partbuilds != ctx->diag.builds) {
-    const PetscInt m = key.m;
-
-    PetscCall(MatAIJHybridSORReset(s));
-    PetscCall(MatAIJHybridBlockKeyHold(&s->key, &key, A));
-    s->m          = m;
-    s->partbuilds = ctx->diag.builds;
-    PetscCall(PetscMalloc3(m, &s->lo, m, &s->dg, m, &s->hi));
-    PetscCall(PetscMalloc5(m, &s->idiag, m, &s->mdiag, m, &s->bl, m, &s->t, m, &s->x1));
-    for (PetscInt t = 0; t < T; t++) AIJHybridSORPositions(bounds[t], bounds[t + 1], ai, aj, s->lo, s->dg, s->hi);
-  }
-  PetscCall(PetscObjectStateGet((PetscObject)Ad, &state));
-  if (!s->valid || state != s->state || omega != s->omega || fshift != s->fshift) {
-    const PetscScalar *aa;
-
-    PetscCall(MatSeqAIJGetArrayRead(Ad, &aa));
-    if (omega == 1.0 && fshift <= 0.0) {
-      for (PetscInt i = 0; i < s->m; i++) {
-        s->mdiag[i] = s->dg[i] >= 0 ? aa[s->dg[i]] : 0.0;
-        if (!PetscAbsScalar(s->mdiag[i])) { /* zero diagonal */
-          if (fshift) {
-            PetscCall(PetscInfo(A, "Zero diagonal on row %" PetscInt_FMT "\n", i));
-            A->factorerrortype             = MAT_FACTOR_NUMERIC_ZEROPIVOT;
-            A->factorerror_zeropivot_value = 0.0;
-            A->factorerror_zeropivot_row   = i;
-          } else {
-            PetscCall(MatSeqAIJRestoreArrayRead(Ad, &aa));
-            SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "Zero diagonal on row %" PetscInt_FMT, i);
-          }
-        }
-        s->idiag[i] = 1.0 / s->mdiag[i];
-      }
-    } else {
-      for (PetscInt i = 0; i < s->m; i++) {
-        s->mdiag[i] = s->dg[i] >= 0 ? aa[s->dg[i]] : 0.0;
-        s->idiag[i] = omega / (fshift + s->mdiag[i]);
-      }
-    }
-    PetscCall(MatSeqAIJRestoreArrayRead(Ad, &aa));
-    s->state  = state;
-    s->omega  = omega;
-    s->fshift = fshift;
-    s->valid  = PETSC_TRUE;
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 /* what one parallel region of the sweeps does, part by part (part t on thread t mod nth) */
 typedef enum {
@@ -143,27 +73,38 @@ static void SORRegion(const SORData *d, AIJHybridSOR *s, SORRun run, PetscBool r
 /*
   MatSOR_AIJHybrid - thread-local SOR sweeps (see the top of this file)
 */
+/* the ghost values of the current x, through the exchange of the products */
+static PetscErrorCode SORGhosts(AIJHybridHalo *halo, SORData *d)
+{
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridHaloForwardBegin(halo, d->x));
+  PetscCall(MatAIJHybridHaloForwardEnd(halo, d->x));
+  d->g = halo->ghost;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode MatSOR_AIJHybrid(Mat A, Vec bb, PetscReal omega, MatSORType flag, PetscReal fshift, PetscInt its, PetscInt lits, Vec xx)
 {
   Mat_AIJHybrid      *ctx;
   AIJHybridPartParams params;
+  AIJHybridPrepared   p;
+  AIJHybridHalo      *halo = NULL;
   const PetscBool     zero = (PetscBool)!!(flag & SOR_ZERO_INITIAL_GUESS);
   PetscBool           mpi, forward = PETSC_FALSE, backward = PETSC_FALSE;
   SORRun              run = SOR_RUN_SWEEP;
-  Mat                 Ad = A, Ao = NULL;
+  Mat                 Ad, Ao;
   SORData             d;
-  PetscScalar        *ghost = NULL;
   const PetscScalar  *oa = NULL;
   PetscInt            sweeps = 0;
 
   PetscFunctionBegin;
   PetscCall(MatAIJHybridGetContext(A, &ctx));
-  PetscCall(MatAIJHybridContextCurrentParams(ctx, &params));
-  if (ctx->sor_serial || params.nthreads == 1) {
+  MatAIJHybridContextCurrentParams(ctx, &params);
+  if (ctx->set.sor_serial || params.nthreads == 1) {
     PetscCall((*ctx->parentops.sor)(A, bb, omega, flag, fshift, its, lits, xx));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  mpi = (PetscBool)(ctx->info == &AIJHybridMPIInfo);
+  mpi = ctx->info->mpi;
   /* the flags of MatSOR_MPIAIJ (several ranks) and MatSOR_SeqAIJ (one rank) */
   if (flag == SOR_APPLY_UPPER) run = SOR_RUN_APPLYUPPER;
   else if (mpi) {
@@ -179,13 +120,11 @@ PetscErrorCode MatSOR_AIJHybrid(Mat A, Vec bb, PetscReal omega, MatSORType flag,
     backward = (PetscBool)!!(flag & (SOR_BACKWARD_SWEEP | SOR_LOCAL_BACKWARD_SWEEP));
   }
 
-  if (mpi) {
-    PetscCall(MatAIJHybridMPIGhosts(A, NULL, &Ad, &Ao, NULL)); /* checks, partitions; no exchange */
-  } else {
-    PetscCall(AIJHybridCheckOversubscription((PetscObject)A, params.nthreads));
-    PetscCall(MatAIJHybridRowPartUpdate(&ctx->diag, A, A, PETSC_FALSE, &params));
-  }
-  PetscCall(SORPrepare(A, ctx, Ad, omega, fshift));
+  PetscCall(MatAIJHybridPrepare(A, ctx, PETSC_FALSE, &p));
+  Ad = p.Ad;
+  Ao = p.Ao;
+  if (Ao) halo = &ctx->cache.halo;
+  PetscCall(MatAIJHybridSORUpdate(&ctx->cache.sor, A, Ad, &ctx->cache.diag, omega, fshift));
   PetscCall(MatSeqAIJGetCSRAndMemType(Ad, &d.ai, &d.aj, (PetscScalar **)&d.aa, NULL));
   d.oi = d.oj = NULL;
   d.oa = NULL;
@@ -193,109 +132,40 @@ PetscErrorCode MatSOR_AIJHybrid(Mat A, Vec bb, PetscReal omega, MatSORType flag,
     PetscCall(MatSeqAIJGetCSRAndMemType(Ao, &d.oi, &d.oj, (PetscScalar **)&oa, NULL));
     d.oa = oa;
   }
-  d.bounds = ctx->diag.bounds;
-  d.T      = ctx->diag.params.nthreads;
+  d.bounds = ctx->cache.diag.bounds;
+  d.T      = ctx->cache.diag.params.nthreads;
   d.g      = NULL;
   PetscCall(VecGetArrayRead(bb, &d.b));
   PetscCall(VecGetArray(xx, &d.x));
   PetscCall(PetscLogEventBegin(MATAIJHYBRID_SOR, A, 0, 0, 0));
   if (run == SOR_RUN_APPLYUPPER) {
 #pragma omp parallel num_threads(d.T)
-    SORRegion(&d, &ctx->sor, run, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, lits, omega, fshift);
+    SORRegion(&d, &ctx->cache.sor, run, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, PETSC_FALSE, lits, omega, fshift);
     sweeps = 1;
   } else if (run == SOR_RUN_EISENSTAT) {
 #pragma omp parallel num_threads(d.T)
-    SORRegion(&d, &ctx->sor, SOR_RUN_SWEEP, PETSC_FALSE, PETSC_FALSE, PETSC_TRUE, PETSC_TRUE, lits, omega, fshift);
-    if (mpi) PetscCall(MatAIJHybridMPIGhosts(A, d.x, NULL, NULL, &ghost));
-    d.g = ghost;
+    SORRegion(&d, &ctx->cache.sor, SOR_RUN_SWEEP, PETSC_FALSE, PETSC_FALSE, PETSC_TRUE, PETSC_TRUE, lits, omega, fshift);
+    if (halo) PetscCall(SORGhosts(halo, &d));
 #pragma omp parallel num_threads(d.T)
-    SORRegion(&d, &ctx->sor, SOR_RUN_EISENSTAT, PETSC_TRUE, PETSC_TRUE, PETSC_FALSE, PETSC_TRUE, lits, omega, fshift);
+    SORRegion(&d, &ctx->cache.sor, SOR_RUN_EISENSTAT, PETSC_TRUE, PETSC_TRUE, PETSC_FALSE, PETSC_TRUE, lits, omega, fshift);
     sweeps = 2 * lits;
   } else {
     if (zero) {
 #pragma omp parallel num_threads(d.T)
-      SORRegion(&d, &ctx->sor, SOR_RUN_SWEEP, PETSC_FALSE, forward, backward, PETSC_TRUE, lits, omega, fshift);
+      SORRegion(&d, &ctx->cache.sor, SOR_RUN_SWEEP, PETSC_FALSE, forward, backward, PETSC_TRUE, lits, omega, fshift);
       sweeps += lits;
       its--;
     }
     while (its-- > 0) {
-      if (mpi) PetscCall(MatAIJHybridMPIGhosts(A, d.x, NULL, NULL, &ghost));
-      d.g = ghost;
+      if (halo) PetscCall(SORGhosts(halo, &d));
 #pragma omp parallel num_threads(d.T)
-      SORRegion(&d, &ctx->sor, SOR_RUN_SWEEP, PETSC_TRUE, forward, backward, PETSC_FALSE, lits, omega, fshift);
+      SORRegion(&d, &ctx->cache.sor, SOR_RUN_SWEEP, PETSC_TRUE, forward, backward, PETSC_FALSE, lits, omega, fshift);
       sweeps += lits;
     }
   }
   PetscCall(PetscLogEventEnd(MATAIJHYBRID_SOR, A, 0, 0, 0));
   PetscCall(VecRestoreArrayRead(bb, &d.b));
   PetscCall(VecRestoreArray(xx, &d.x));
-  PetscCall(PetscLogFlops(2.0 * (ctx->sor.key.nz + (Ao ? ctx->offd.key.nz : 0)) * sweeps));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/*@
-  MatAIJHybridSetSORSerial - Makes `MatSOR()` of an `MATAIJHYBRID` matrix run AIJ's own (serial) sweeps
-  instead of the thread-local ones
-
-  Logically Collective
-
-  Input Parameters:
-+ A      - the matrix
-- serial - `PETSC_TRUE` for AIJ's sweeps (results identical to `MATAIJ`), `PETSC_FALSE` (default)
-           for thread-local sweeps: each thread's block of rows swept with the other blocks' values
-           from the previous sweep, as `MATMPIAIJ` does across ranks
-
-  Options Database Key:
-. -mat_aijhybrid_sor_serial - use AIJ's sweeps
-
-  Level: intermediate
-
-  Note:
-  With one thread `MatSOR()` is AIJ's either way. The thread-local sweeps give the same result
-  for a given thread count and partition (`-mat_aijhybrid_partition`), whatever the timing.
-
-.seealso: `MATAIJHYBRID`, `MatSOR()`, `PCSOR`, `PCEISENSTAT`, `MatAIJHybridGetSORSerial()`
-@*/
-PetscErrorCode MatAIJHybridSetSORSerial(Mat A, PetscBool serial)
-{
-  Mat_AIJHybrid *ctx;
-  PetscBool      flg;
-
-  PetscFunctionBegin;
-  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
-  PetscValidLogicalCollectiveBool(A, serial, 2);
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &flg, MATSEQAIJHYBRID, MATMPIAIJHYBRID, ""));
-  PetscCheck(flg, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "Matrix of type %s is not of type %s", ((PetscObject)A)->type_name, MATAIJHYBRID);
-  PetscCall(MatAIJHybridGetContext(A, &ctx));
-  ctx->sor_serial = serial;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/*@
-  MatAIJHybridGetSORSerial - Tells whether `MatSOR()` of an `MATAIJHYBRID` matrix runs AIJ's own sweeps
-
-  Not Collective
-
-  Input Parameter:
-. A - the matrix
-
-  Output Parameter:
-. serial - `PETSC_TRUE` for AIJ's sweeps, `PETSC_FALSE` for thread-local sweeps
-
-  Level: intermediate
-
-.seealso: `MatAIJHybridSetSORSerial()`
-@*/
-PetscErrorCode MatAIJHybridGetSORSerial(Mat A, PetscBool *serial)
-{
-  Mat_AIJHybrid *ctx;
-  PetscBool      flg;
-
-  PetscFunctionBegin;
-  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &flg, MATSEQAIJHYBRID, MATMPIAIJHYBRID, ""));
-  PetscCheck(flg, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "Matrix of type %s is not of type %s", ((PetscObject)A)->type_name, MATAIJHYBRID);
-  PetscCall(MatAIJHybridGetContext(A, &ctx));
-  *serial = ctx->sor_serial;
+  PetscCall(PetscLogFlops(2.0 * (ctx->cache.sor.key.nz + (Ao ? ctx->cache.offd.key.nz : 0)) * sweeps));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,0 +1,385 @@
+/*
+   The aijhybrid types, top to bottom: seqaijhybrid and mpiaijhybrid are seqaij and mpiaij whose
+   operations below are replaced (install) and restored (strip). The products, MatSOR,
+   MatCreateVecs and MatZeroRows are in their own files (src/mat/aijhybridimpl.h); here are the
+   operations that chain to AIJ and add the plugin's part (assembly end, duplicate, options, view,
+   destroy, conversions), the constructors and the manual pages of the two types. What differs
+   between the two types is their AIJHybridTypeInfo.
+*/
+#include "aijhybridimpl.h"
+#include "block.h"
+
+const AIJHybridTypeInfo AIJHybridSeqInfo = {MATSEQAIJHYBRID, MATSEQAIJ, "MatConvert_seqaijhybrid_seqaij_C", "MatConvert_seqaij_seqaijhybrid_C", PETSC_FALSE};
+const AIJHybridTypeInfo AIJHybridMPIInfo = {MATMPIAIJHYBRID, MATMPIAIJ, "MatConvert_mpiaijhybrid_mpiaij_C", "MatConvert_mpiaij_mpiaijhybrid_C", PETSC_TRUE};
+
+static PetscErrorCode MatConvert_AIJ_AIJHybrid(Mat, MatType, MatReuse, Mat *);
+static PetscErrorCode MatConvert_AIJHybrid_AIJ(Mat, MatType, MatReuse, Mat *);
+
+/* AIJ's assembly, then the caches for the new pattern (collective) */
+static PetscErrorCode MatAssemblyEnd_AIJHybrid(Mat A, MatAssemblyType mode)
+{
+  Mat_AIJHybrid    *ctx;
+  AIJHybridPrepared p;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
+  PetscCall((*ctx->parentops.assemblyend)(A, mode));
+  if (mode == MAT_FLUSH_ASSEMBLY) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatAIJHybridPrepare(A, ctx, PETSC_TRUE, &p));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* AIJ's duplicate creates the copy with MatSetType(type_name) (our create runs) but not our assembly end */
+static PetscErrorCode MatDuplicate_AIJHybrid(Mat A, MatDuplicateOption op, Mat *B)
+{
+  Mat_AIJHybrid    *ctx, *bctx;
+  AIJHybridPrepared p;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
+  PetscCall((*ctx->parentops.duplicate)(A, op, B));
+  PetscCall(MatAIJHybridGetContext(*B, &bctx)); /* *B was created as our type */
+  MatAIJHybridContextCopySettings(ctx, bctx);
+  if ((*B)->assembled) PetscCall(MatAIJHybridPrepare(*B, bctx, PETSC_TRUE, &p));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSetFromOptions_AIJHybrid(Mat A, AIJHybridOptionItems PetscOptionsObject)
+{
+  Mat_AIJHybrid *ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
+  if (ctx->parentops.setfromoptions) PetscCall((*ctx->parentops.setfromoptions)(A, PetscOptionsObject));
+  PetscCall(MatAIJHybridSetFromOptions_Private(A, PetscOptionsObject, ctx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatView_AIJHybrid(Mat A, PetscViewer viewer)
+{
+  Mat_AIJHybrid *ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
+  PetscCall((*ctx->parentops.view)(A, viewer));
+  PetscCall(MatAIJHybridView_Private(A, viewer, ctx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  The graph a coarsener (GAMG's MIS, HEM, ...) works on is made by AIJ's creategraph as a matrix of
+  the same type; some coarseners recognise only the exact type name mpiaij (PETSc 3.18's HEM
+  crashes otherwise), and the graph is never multiplied by the application: hand it back as AIJ.
+*/
+#if PETSC_VERSION_LT(3, 21, 0)
+static PetscErrorCode MatCreateGraph_AIJHybrid(Mat A, PetscBool sym, PetscBool scale, PetscReal filter, Mat *graph)
+#else
+static PetscErrorCode MatCreateGraph_AIJHybrid(Mat A, PetscBool sym, PetscBool scale, PetscReal filter, PetscInt num_idx, PetscInt index[], Mat *graph)
+#endif
+{
+  Mat_AIJHybrid *ctx;
+  PetscBool      ours;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
+#if PETSC_VERSION_LT(3, 21, 0)
+  PetscCall((*ctx->parentops.creategraph)(A, sym, scale, filter, graph));
+#else
+  PetscCall((*ctx->parentops.creategraph)(A, sym, scale, filter, num_idx, index, graph));
+#endif
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)*graph, &ours, MATSEQAIJHYBRID, MATMPIAIJHYBRID, ""));
+  if (ours) PetscCall(MatConvert_AIJHybrid_AIJ(*graph, NULL, MAT_INPLACE_MATRIX, graph));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* MatGetDiagonalBlock() of an mpiaijhybrid matrix (what PCBJACOBI factors): AIJ's block, tagged
+   with the thread count in force now for the factors' solves (src/mat/block.c) */
+static PetscErrorCode MatGetDiagonalBlock_AIJHybrid(Mat A, Mat *a)
+{
+  Mat_AIJHybrid      *ctx;
+  AIJHybridPartParams params;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
+  PetscCall((*ctx->parentops.getdiagonalblock)(A, a));
+  MatAIJHybridContextCurrentParams(ctx, &params);
+  PetscCall(MatAIJHybridTagBlock(*a, params.nthreads));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* strip the hybrid layer from B in place: B becomes a plain seqaij/mpiaij again */
+static PetscErrorCode MatAIJHybridStrip(Mat B)
+{
+  Mat_AIJHybrid           *ctx;
+  const AIJHybridTypeInfo *info;
+  PetscBool                hybrid;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContext(B, &ctx));
+  info = ctx->info;
+  B->ops->mult             = ctx->parentops.mult;
+  B->ops->multadd          = ctx->parentops.multadd;
+  B->ops->multtranspose    = ctx->parentops.multtranspose;
+  B->ops->multtransposeadd = ctx->parentops.multtransposeadd;
+  B->ops->assemblyend      = ctx->parentops.assemblyend;
+  B->ops->destroy          = ctx->parentops.destroy;
+  B->ops->duplicate        = ctx->parentops.duplicate;
+  B->ops->setfromoptions   = ctx->parentops.setfromoptions;
+  B->ops->view             = ctx->parentops.view;
+  B->ops->convert          = ctx->parentops.convert;
+  B->ops->creategraph      = ctx->parentops.creategraph;
+  B->ops->getvecs          = ctx->parentops.getvecs;
+  B->ops->zerorows         = ctx->parentops.zerorows;
+  B->ops->sor              = ctx->parentops.sor;
+  B->ops->getdiagonalblock = ctx->parentops.getdiagonalblock;
+  PetscCall(MatAIJHybridContextDestroy(&ctx));
+  B->spptr = NULL;
+  PetscCall(MatAIJHybridComposeSettings(B, PETSC_FALSE));
+  PetscCall(MatAIJHybridComposeDiagnostics(B, PETSC_FALSE));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, info->to_base, NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, info->from_base, NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_anytype_C", NULL));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)B, info->base));
+  PetscCall(PetscStrcmp(B->defaultvectype, VECHYBRID, &hybrid));
+  if (hybrid) PetscCall(MatSetVecType(B, VECSTANDARD));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  MatConvert_AIJHybrid_AIJ - aijhybrid to seqaij/mpiaij, every MatReuse mode; composed as
+  "MatConvert_<type>_<base>_C"
+*/
+static PetscErrorCode MatConvert_AIJHybrid_AIJ(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  Mat B = *newmat;
+
+  PetscFunctionBegin;
+  if (reuse == MAT_REUSE_MATRIX) {
+    PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+  else B = A;
+  {
+    Mat_AIJHybrid *ctx;
+
+    PetscCall(MatAIJHybridGetContext(B, &ctx));
+    if (ctx->info->mpi) PetscCall(MatAIJHybridUntagBlock(B)); /* its block's factors are AIJ's again */
+  }
+  PetscCall(MatAIJHybridStrip(B));
+  *newmat = B;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* conversion to any other type: through seqaij/mpiaij, whose converters are fast */
+static PetscErrorCode MatConvert_AIJHybrid_Any(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  Mat tmp = NULL;
+
+  PetscFunctionBegin;
+  if (reuse == MAT_INPLACE_MATRIX) {
+    PetscCall(MatConvert_AIJHybrid_AIJ(A, NULL, MAT_INPLACE_MATRIX, &A));
+    PetscCall(MatConvert(A, type, MAT_INPLACE_MATRIX, &A));
+  } else {
+    PetscCall(MatConvert_AIJHybrid_AIJ(A, NULL, MAT_INITIAL_MATRIX, &tmp));
+    PetscCall(MatPropagateSymmetryOptions(A, tmp)); /* e.g. conversion to sbaij requires them */
+    PetscCall(MatConvert(tmp, type, reuse, newmat));
+    PetscCall(MatDestroy(&tmp));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDestroy_AIJHybrid(Mat A)
+{
+  Mat_AIJHybrid *ctx;
+  PetscErrorCode (*destroy)(Mat);
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
+  destroy = ctx->parentops.destroy;
+  PetscCall(MatAIJHybridStrip(A));
+  PetscCall((*destroy)(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  MatConvert_AIJ_AIJHybrid - seqaij/mpiaij to aijhybrid (new, in place, or into an existing
+  aijhybrid matrix); called by the create functions and, composed as "MatConvert_<base>_<type>_C",
+  by MatConvert() and MatSetType() on an assembled matrix
+*/
+static PetscErrorCode MatConvert_AIJ_AIJHybrid(Mat A, MatType type, MatReuse reuse, Mat *newmat)
+{
+  Mat                      B = *newmat;
+  Mat_AIJHybrid           *ctx;
+  const AIJHybridTypeInfo *info;
+  PetscBool                mpi, standard;
+
+  PetscFunctionBegin;
+  if (reuse == MAT_REUSE_MATRIX) {
+    PetscCall(MatCopy(A, B, SAME_NONZERO_PATTERN));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIAIJ, &mpi));
+  info = mpi ? &AIJHybridMPIInfo : &AIJHybridSeqInfo;
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
+  else B = A;
+  PetscCall(MatAIJHybridContextCreate(B, info, &ctx));
+  B->spptr                 = ctx;
+  B->ops->mult             = MatMult_AIJHybrid;
+  B->ops->multadd          = MatMultAdd_AIJHybrid;
+  B->ops->multtranspose    = MatMultTranspose_AIJHybrid;
+  B->ops->multtransposeadd = MatMultTransposeAdd_AIJHybrid;
+  B->ops->assemblyend      = MatAssemblyEnd_AIJHybrid;
+  B->ops->destroy          = MatDestroy_AIJHybrid;
+  B->ops->duplicate        = MatDuplicate_AIJHybrid;
+  B->ops->setfromoptions   = MatSetFromOptions_AIJHybrid;
+  B->ops->view             = MatView_AIJHybrid;
+  B->ops->convert          = MatConvert_AIJHybrid_Any;
+  B->ops->getvecs          = MatCreateVecs_AIJHybrid;
+  B->ops->zerorows         = MatZeroRows_AIJHybrid;
+  if (ctx->parentops.sor) B->ops->sor = MatSOR_AIJHybrid;
+  if (mpi && ctx->parentops.getdiagonalblock) B->ops->getdiagonalblock = MatGetDiagonalBlock_AIJHybrid;
+  if (ctx->parentops.creategraph) B->ops->creategraph = MatCreateGraph_AIJHybrid;
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, info->to_base, MatConvert_AIJHybrid_AIJ));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, info->from_base, MatConvert_AIJ_AIJHybrid));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_anytype_C", MatProductSetFromOptions_AIJHybrid_Anytype));
+  PetscCall(MatAIJHybridComposeSettings(B, PETSC_TRUE));
+  PetscCall(MatAIJHybridComposeDiagnostics(B, PETSC_TRUE));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)B, info->type));
+  PetscCall(PetscStrcmp(B->defaultvectype, VECSTANDARD, &standard));
+  if (standard) PetscCall(MatSetVecType(B, VECHYBRID)); /* MatCreateVecs(): threaded vectors (unless the application chose a type) */
+  if (B->assembled) {
+    AIJHybridPrepared p;
+    PetscCall(MatAIJHybridPrepare(B, ctx, PETSC_TRUE, &p));
+  }
+  *newmat = B;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the constructor of both types: AIJ's, then our layer */
+static PetscErrorCode MatCreate_AIJHybrid(Mat A, PetscBool mpi)
+{
+  /* layouts already set up: MatSetType() is re-typing a matrix that was set up or preallocated */
+  const PetscBool wasset = (PetscBool)(A->rmap->setupcalled && A->cmap->setupcalled);
+
+  PetscFunctionBegin;
+  PetscCall(MatSetType(A, mpi ? MATMPIAIJ : MATSEQAIJ));
+  PetscCall(MatAIJHybridSetBaseOps(A, mpi));
+  PetscCall(MatConvert_AIJ_AIJHybrid(A, mpi ? MATMPIAIJHYBRID : MATSEQAIJHYBRID, MAT_INPLACE_MATRIX, &A));
+  /* MatSetType() dropped that preallocation; a matrix set up before -mat_type aijhybrid (MatSetUp(),
+     then MatSetFromOptions()) must stay usable as it does with -mat_type aij, where re-typing is a
+     no-op: set it up again (a later MatXAIJSetPreallocation() replaces this default one) */
+  if (wasset) PetscCall(MatSetUp(A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*MC
+   MATSEQAIJHYBRID - "seqaijhybrid" - a `MATSEQAIJ` matrix whose `MatMult()`, `MatMultAdd()`,
+   `MatMultTranspose()`, `MatMultTransposeAdd()` and `MatSOR()` run with OpenMP threads, each thread
+   on a contiguous block of rows chosen once per nonzero pattern and cached with the matrix.
+
+   The options are those of `MATAIJHYBRID`.
+
+   Level: beginner
+
+.seealso: `MATAIJHYBRID`, `MATMPIAIJHYBRID`, `MATSEQAIJ`, `MatCreateSeqAIJHybrid()`, `MatAIJHybridSetNumThreads()`
+M*/
+PetscErrorCode MatCreate_SeqAIJHybrid(Mat A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreate_AIJHybrid(A, PETSC_FALSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*MC
+   MATMPIAIJHYBRID - "mpiaijhybrid" - a `MATMPIAIJ` matrix whose products run with OpenMP threads
+   inside each MPI rank: the main thread does the halo exchange (in task mode while the other
+   threads multiply the diagonal block), then the threads multiply the diagonal block and the
+   off-diagonal block over contiguous row partitions computed once per nonzero pattern and cached
+   with the matrix. All MPI calls stay on the main thread, so `MPI_THREAD_FUNNELED` suffices.
+
+   The options are those of `MATAIJHYBRID`.
+
+   Level: beginner
+
+.seealso: `MATAIJHYBRID`, `MATSEQAIJHYBRID`, `MATMPIAIJ`, `MatCreateMPIAIJHybrid()`, `MatAIJHybridSetNumThreads()`
+M*/
+PetscErrorCode MatCreate_MPIAIJHybrid(Mat A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreate_AIJHybrid(A, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  MatCreateSeqAIJHybrid - Creates a sequential `MATSEQAIJHYBRID` matrix, preallocated like `MatCreateSeqAIJ()`
+
+  Collective
+
+  Input Parameters:
++ comm - `PETSC_COMM_SELF` (or a communicator of one rank)
+. m    - number of rows
+. n    - number of columns
+. nz   - nonzeros per row (the same for all rows)
+- nnz  - nonzeros per row, or `NULL`
+
+  Output Parameter:
+. A - the matrix
+
+  Level: intermediate
+
+  Note:
+  The options of `MATAIJHYBRID` are read by `MatSetFromOptions()`, as for any matrix.
+
+.seealso: `MATSEQAIJHYBRID`, `MatCreateMPIAIJHybrid()`, `MatCreateSeqAIJ()`
+@*/
+PetscErrorCode MatCreateSeqAIJHybrid(MPI_Comm comm, PetscInt m, PetscInt n, PetscInt nz, const PetscInt nnz[], Mat *A)
+{
+  PetscFunctionBegin;
+  PetscCall(MatCreate(comm, A));
+  PetscCall(MatSetSizes(*A, m, n, m, n));
+  PetscCall(MatSetType(*A, MATSEQAIJHYBRID));
+  PetscCall(MatSeqAIJSetPreallocation(*A, nz, nnz));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  MatCreateMPIAIJHybrid - Creates a `MATAIJHYBRID` matrix (`MATMPIAIJHYBRID` on more than one rank), preallocated like `MatCreateAIJ()`
+
+  Collective
+
+  Input Parameters:
++ comm  - the communicator
+. m     - local rows (or `PETSC_DECIDE`)
+. n     - local columns (or `PETSC_DECIDE`)
+. M     - global rows (or `PETSC_DETERMINE`)
+. N     - global columns (or `PETSC_DETERMINE`)
+. d_nz  - nonzeros per row of the diagonal block
+. d_nnz - nonzeros per row of the diagonal block, or `NULL`
+. o_nz  - nonzeros per row of the off-diagonal block
+- o_nnz - nonzeros per row of the off-diagonal block, or `NULL`
+
+  Output Parameter:
+. A - the matrix
+
+  Level: intermediate
+
+.seealso: `MATMPIAIJHYBRID`, `MatCreateSeqAIJHybrid()`, `MatCreateAIJ()`
+@*/
+PetscErrorCode MatCreateMPIAIJHybrid(MPI_Comm comm, PetscInt m, PetscInt n, PetscInt M, PetscInt N, PetscInt d_nz, const PetscInt d_nnz[], PetscInt o_nz, const PetscInt o_nnz[], Mat *A)
+{
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreate(comm, A));
+  PetscCall(MatSetSizes(*A, m, n, M, N));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  if (size > 1) {
+    PetscCall(MatSetType(*A, MATMPIAIJHYBRID));
+    PetscCall(MatMPIAIJSetPreallocation(*A, d_nz, d_nnz, o_nz, o_nnz));
+  } else {
+    PetscCall(MatSetType(*A, MATSEQAIJHYBRID));
+    PetscCall(MatSeqAIJSetPreallocation(*A, d_nz, d_nnz));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,113 @@
+/*
+   The data of an aijhybrid matrix (seqaijhybrid and mpiaijhybrid), kept in Mat->spptr, in four
+   parts: the settings the options and Set functions write, the caches of src/mat/cache.h, the
+   tuning measured from products, and the per-thread statistics.
+
+     context.c  create, destroy, get, copy the settings, the parameters and mode in force
+     tune.c     the statistics of the forward products and what is tuned from them after each
+                product: thread 0's task-mode share and the software prefetch distance
+
+   Every function here takes the context; only the operations (src/mat/aijhybridimpl.h) look it up
+   from the matrix.
+*/
+#ifndef AIJHYBRID_MAT_CONTEXT_H
+#define AIJHYBRID_MAT_CONTEXT_H
+
+#include "cache.h"
+
+PETSC_INTERN int MatAIJHybrid_MPIThreadLevel;
+
+/* what differs between seqaijhybrid and mpiaijhybrid */
+typedef struct {
+  MatType     type, base;          /* e.g. seqaijhybrid, seqaij */
+  const char *to_base, *from_base; /* names of the composed converters */
+  PetscBool   mpi;                 /* an off-diagonal block and a halo exchange */
+} AIJHybridTypeInfo;
+
+/* what the options and the Set functions write; MatDuplicate() copies it */
+typedef struct {
+  AIJHybridPartParams params;       /* params.task_share unused: see task_share */
+  PetscBool           nthreads_set; /* set by the user; otherwise follow omp_get_max_threads() */
+  MatAIJHybridMode    mode;         /* requested; AUTO resolves per product */
+  PetscBool           first_touch;  /* multiply copies of the blocks placed by their threads */
+  PetscInt            prefetch;     /* software prefetch distance in nonzeros, 0: none; -1: measured */
+  PetscReal           task_share;   /* task mode: thread 0's diagonal share after the exchange; < 0: measured */
+  PetscBool           node_aware;   /* the halo PetscSF's type is nodeaware (else what -sf_type says) */
+  PetscInt            node_size;    /* its emulated nodes; 0: the SF's own choice */
+  PetscBool           sor_serial;   /* MatSOR runs AIJ's sweeps */
+} AIJHybridSettings;
+
+/* the caches, each valid for a block's pattern and the parameters it was built with */
+typedef struct {
+  AIJHybridRowPart        diag, offd;   /* offd: mpi only, its non-empty rows */
+  AIJHybridRowPart        diag_task;    /* task mode: the diagonal rows with thread 0's share */
+  AIJHybridTranspose      tdiag, toffd; /* built on the first transpose product */
+  AIJHybridFirstTouchCopy ftdiag, ftoffd;
+  AIJHybridSOR            sor;
+  AIJHybridHalo           halo;        /* mpi only */
+  PetscBool               has_offproc; /* some rank has ghosts: set collectively at assembly */
+} AIJHybridCaches;
+
+/* software prefetch (tune.c) */
+#define AIJHYBRID_DEFAULT_PREFETCH 512 /* nonzeros ahead */
+#define AIJHYBRID_PREFETCH_MAX     1048576
+#define AIJHYBRID_PREFETCH_WARMUP  2    /* measured: products before the trial */
+#define AIJHYBRID_PREFETCH_TRIALS  5    /* measured: products with and without prefetch each */
+#define AIJHYBRID_PREFETCH_MARGIN  0.03 /* measured: prefetch kept if its median is this much faster */
+
+/* thread 0's task-mode share (tune.c) */
+#define AIJHYBRID_TASK_SHARE_PRODUCTS 16   /* products measured before the share is resized */
+#define AIJHYBRID_TASK_SHARE_MAX      4    /* resizings at most, per pattern, thread count and mode */
+#define AIJHYBRID_TASK_SHARE_TOL      0.05 /* a change of the share smaller than this ends them */
+
+/* what is tuned from measured products */
+typedef struct {
+  PetscReal task_share;  /* the share in force (AIJHybridSettings.task_share, or measured) */
+  PetscInt  task_resizes; /* measurements that resized it */
+  PetscInt  pf_use;       /* measured prefetch: the distance chosen, -1 while measuring */
+  PetscInt  pf_count;     /* products measured in this trial */
+  PetscInt  pf_builds;    /* the partition builds the trial is for */
+  double    pf_time[2][AIJHYBRID_PREFETCH_TRIALS]; /* product times without / with */
+} AIJHybridTuning;
+
+/* per-thread busy time of the forward products, since the thread count or mode changed */
+#define AIJHYBRID_STATS_STRIDE 8 /* doubles per thread: one cache line */
+#define AIJHYBRID_STATS_DIAG   0 /* diagonal block */
+#define AIJHYBRID_STATS_OFFD   1 /* off-diagonal block */
+#define AIJHYBRID_STATS_COMM   2 /* halo exchange driven by thread 0 (task mode) */
+
+typedef struct {
+  double          *time;     /* AIJHYBRID_STATS_STRIDE per thread */
+  PetscInt         nthreads; /* threads they are for */
+  MatAIJHybridMode mode;     /* mode they are for */
+  PetscInt         nprod;    /* products accumulated */
+} AIJHybridStats;
+
+typedef struct {
+  struct _MatOps           parentops; /* AIJ's operations, saved when the type was set; we chain to them */
+  const AIJHybridTypeInfo *info;
+  AIJHybridSettings        set;
+  AIJHybridCaches          cache;
+  AIJHybridTuning          tune;
+  AIJHybridStats           stats;
+} Mat_AIJHybrid;
+
+PETSC_INTERN const AIJHybridTypeInfo AIJHybridSeqInfo, AIJHybridMPIInfo;
+
+/* context.c */
+PETSC_INTERN PetscErrorCode   MatAIJHybridSetBaseOps(Mat, PetscBool);
+PETSC_INTERN PetscErrorCode   MatAIJHybridContextCreate(Mat, const AIJHybridTypeInfo *, Mat_AIJHybrid **);
+PETSC_INTERN PetscErrorCode   MatAIJHybridContextDestroy(Mat_AIJHybrid **);
+PETSC_INTERN PetscErrorCode   MatAIJHybridGetContext(Mat, Mat_AIJHybrid **);
+PETSC_INTERN void             MatAIJHybridContextCopySettings(const Mat_AIJHybrid *, Mat_AIJHybrid *);
+PETSC_INTERN void             MatAIJHybridContextCurrentParams(Mat_AIJHybrid *, AIJHybridPartParams *);
+PETSC_INTERN MatAIJHybridMode MatAIJHybridEffectiveMode(const Mat_AIJHybrid *, PetscInt);
+
+/* tune.c */
+PETSC_INTERN PetscErrorCode MatAIJHybridStatsPrepare(Mat_AIJHybrid *, PetscInt, MatAIJHybridMode);
+PETSC_INTERN PetscErrorCode MatAIJHybridStatsReset(Mat_AIJHybrid *);
+PETSC_INTERN PetscInt       MatAIJHybridPrefetchDistance(Mat_AIJHybrid *);
+PETSC_INTERN void           MatAIJHybridPrefetchRestart(Mat_AIJHybrid *);
+PETSC_INTERN PetscErrorCode MatAIJHybridTune(Mat, Mat_AIJHybrid *, PetscInt, double);
+
+#endif

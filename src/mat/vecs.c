@@ -1,0 +1,84 @@
+/*
+   MatCreateVecs of the aijhybrid types: vectors with the matrix's threads and partition.
+*/
+#include "aijhybridimpl.h"
+#include <petsc/private/vecimpl.h>
+
+static PetscErrorCode CreateVec(Mat A, PetscLayout map, Vec *v)
+{
+  PetscInt bs;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLayoutGetBlockSize(map, &bs));
+  PetscCall(VecCreate(PetscObjectComm((PetscObject)A), v));
+  PetscCall(VecSetSizes(*v, map->n, PETSC_DETERMINE));
+  PetscCall(VecSetBlockSize(*v, bs));
+  PetscCall(VecSetType(*v, A->defaultvectype));
+  PetscCall(PetscLayoutReference(map, &(*v)->map));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  MatCreateVecs_AIJHybrid - VECHYBRID vectors (the default vector type of aijhybrid matrices) with the
+  matrix's threads, each thread on the entries of the rows it multiplies (the vector-mode partition of
+  the diagonal block, once the matrix is assembled; equal parts before), first touched by that thread
+  where first touch is on (the matrix's or the vectors' option). Other vector types: with the
+  matrix's first touch on and the standard CPU type, standard vectors first touched by the threads of
+  the row partition; otherwise what AIJ gives.
+*/
+PetscErrorCode MatCreateVecs_AIJHybrid(Mat A, Vec *right, Vec *left)
+{
+  Mat_AIJHybrid *ctx;
+  PetscBool      standard, hybrid;
+  PetscInt       T;
+  const PetscInt *bounds;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
+  PetscCall(PetscStrbeginswith(A->defaultvectype, VECHYBRID, &hybrid));
+  if (!hybrid) PetscCall(PetscStrcmp(A->defaultvectype, VECSEQHYBRID, &hybrid));
+  if (!hybrid) PetscCall(PetscStrcmp(A->defaultvectype, VECMPIHYBRID, &hybrid));
+  if (hybrid) {
+    AIJHybridPartParams params;
+    const PetscInt     *rows;
+    AIJHybridRowPart   *diag = &ctx->cache.diag;
+
+    MatAIJHybridContextCurrentParams(ctx, &params);
+    if (A->assembled) { /* the partition of the products to come (the thread count may have changed since the last) */
+      Mat Ad = A;
+      if (ctx->info->mpi) PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, NULL, NULL));
+      PetscCall(MatAIJHybridRowPartUpdate(diag, A, Ad, PETSC_FALSE, &params));
+    }
+    rows = diag->bounds && diag->params.nthreads == params.nthreads && diag->nrows == A->rmap->n ? diag->bounds : NULL;
+    if (right) {
+      PetscBool same;
+      PetscCall(PetscLayoutCompare(A->rmap, A->cmap, &same));
+      PetscCall(VecCreateHybridWithLayout(PetscObjectComm((PetscObject)A), A->cmap, params.nthreads, same ? rows : NULL, right));
+      if (ctx->set.first_touch) PetscCall(VecHybridSetFirstTouch(*right, PETSC_TRUE));
+    }
+    if (left) {
+      PetscCall(VecCreateHybridWithLayout(PetscObjectComm((PetscObject)A), A->rmap, params.nthreads, rows, left));
+      if (ctx->set.first_touch) PetscCall(VecHybridSetFirstTouch(*left, PETSC_TRUE));
+    }
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscStrcmp(A->defaultvectype, VECSTANDARD, &standard));
+  if (!standard) PetscCall(PetscStrcmp(A->defaultvectype, VECSEQ, &standard));
+  if (!standard) PetscCall(PetscStrcmp(A->defaultvectype, VECMPI, &standard));
+  if (!ctx->set.first_touch || !standard) {
+    if (ctx->parentops.getvecs) {
+      PetscCall((*ctx->parentops.getvecs)(A, right, left));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    /* what MatCreateVecs() does for a type without getvecs */
+    if (right) PetscCall(CreateVec(A, A->cmap, right));
+    if (left) PetscCall(CreateVec(A, A->rmap, left));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  /* first touch by the threads of the row partition */
+  T      = ctx->set.params.nthreads;
+  bounds = ctx->cache.diag.bounds && ctx->cache.diag.params.nthreads == T ? ctx->cache.diag.bounds : NULL;
+  if (right) PetscCall(MatAIJHybridFirstTouchVecCreate(PetscObjectComm((PetscObject)A), A->cmap, T, bounds && ctx->cache.diag.nrows == A->cmap->n ? bounds : NULL, right));
+  if (left) PetscCall(MatAIJHybridFirstTouchVecCreate(PetscObjectComm((PetscObject)A), A->rmap, T, bounds && ctx->cache.diag.nrows == A->rmap->n ? bounds : NULL, left));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
