@@ -196,12 +196,12 @@ tsan: check-petsc
 setup-hardening:
 	@bash $(TOP)/share/setup.sh hardening
 test-asan: setup-hardening asan
-	$(PYTHON) $(TOP)/share/sanitizers/run.py asan --build $(TOP)/build/asan $(SANITIZER_ARGS)
+	$(PYTHON) $(TOP)/share/sanitizers/sanitize.py asan --build $(TOP)/build/asan $(SANITIZER_ARGS)
 test-valgrind: setup-hardening
 	@$(MAKE) --no-print-directory -C $(TOP) all
-	$(PYTHON) $(TOP)/share/sanitizers/run.py valgrind --build $(BUILD) $(SANITIZER_ARGS)
+	$(PYTHON) $(TOP)/share/sanitizers/sanitize.py valgrind --build $(BUILD) $(SANITIZER_ARGS)
 test-races: setup-hardening tsan
-	$(PYTHON) $(TOP)/share/sanitizers/run.py races --build $(TOP)/build/tsan $(SANITIZER_ARGS)
+	$(PYTHON) $(TOP)/share/sanitizers/sanitize.py races --build $(TOP)/build/tsan $(SANITIZER_ARGS)
 test-sanitizers: test-asan test-valgrind test-races
 fuzz: setup
 	@$(MAKE) --no-print-directory -C $(TOP) all
@@ -220,8 +220,8 @@ RECORDS       ?=
 RECORDS_ARGS  ?=
 .PHONY: records test-versions readme
 records: setup setup-hardening
-	cd $(TOP) && PYTHON=$(PYTHON) $(PYTHON) share/records/run.py --bench $(BENCH) $(if $(RECORDS),--only $(RECORDS)) $(if $(BENCH_SCALE),--bench-scale $(BENCH_SCALE)) $(RECORDS_ARGS)
+	cd $(TOP) && PYTHON=$(PYTHON) $(PYTHON) share/records/regenerate.py --bench $(BENCH) $(if $(RECORDS),--only $(RECORDS)) $(if $(BENCH_SCALE),--bench-scale $(BENCH_SCALE)) $(RECORDS_ARGS)
 test-versions: setup
-	cd $(TOP) && PYTHON=$(PYTHON) $(PYTHON) share/records/run.py --only test-3.20 test-3.22 --allow-dirty $(RECORDS_ARGS)
+	cd $(TOP) && PYTHON=$(PYTHON) $(PYTHON) share/records/regenerate.py --only test-3.20 test-3.22 --allow-dirty $(RECORDS_ARGS)
 readme: unit
 	cd $(TOP) && $(PYTHON) share/docs/options.py --build $(BUILD) --write README.md && $(PYTHON) share/records/readme.py --write README.md

@@ -11,7 +11,7 @@ ordering, thread-local SOR.
 - tests/unit/sor_blocks.c at 1, 2 and 3 ranks: MatSOR of aijhybrid bitwise equal to PETSc's own
   SeqAIJ sweep of each thread block (every flag MPIAIJ supports), aij's at one thread and with
   -mat_aijhybrid_sor_serial.
-- Whole solves (tests/workers/precond.py): SOR-preconditioned solves at R ranks x T threads
+- Whole solves (tests/workers/preconditioners.py): SOR-preconditioned solves at R ranks x T threads
   converge like aij at R*T ranks with the same row blocks (same iterations, residuals equal to
   rounding); the factor of a default bjacobi/ILU solve reports threaded solves; cmrcm through
   -pc_factor_mat_ordering_type and -sub_pc_factor_mat_ordering_type.
@@ -84,8 +84,8 @@ def test_sor_converges_like_more_ranks(ranks, threads, solve):
     blocks (12^3 rows: equal row blocks at every layout here): same iterations, same residuals to
     rounding (not bitwise: the off-block sums are ordered differently)."""
     opts = SOR_SOLVES[solve]
-    ref = cached_worker("precond", ranks * threads, 1, args=["-hybrid", "0"] + opts).check()
-    hyb = cached_worker("precond", ranks, threads, args=["-hybrid", "1", "-mat_aijhybrid_num_threads", str(threads), "-mat_aijhybrid_partition", "rows"] + opts).check()
+    ref = cached_worker("preconditioners", ranks * threads, 1, args=["-hybrid", "0"] + opts).check()
+    hyb = cached_worker("preconditioners", ranks, threads, args=["-hybrid", "1", "-mat_aijhybrid_num_threads", str(threads), "-mat_aijhybrid_partition", "rows"] + opts).check()
     assert hyb["type"].endswith("aijhybrid")
     assert ref["reason"] > 0 and hyb["reason"] > 0, (ref["reason"], hyb["reason"])
     assert hyb["iterations"] == ref["iterations"], (hyb["iterations"], ref["iterations"])
@@ -100,8 +100,8 @@ def test_sor_converges_like_more_ranks(ranks, threads, solve):
 def test_sor_serial_option_gives_aij(ranks):
     """-mat_aijhybrid_sor_serial: AIJ's own sweeps, the residuals of aij at the same ranks, bitwise."""
     opts = ["-ksp_type", "cg", "-pc_type", "sor"]
-    ref = cached_worker("precond", ranks, 1, args=["-hybrid", "0"] + opts).check()
-    hyb = cached_worker("precond", ranks, 2, args=["-hybrid", "1", "-mat_aijhybrid_num_threads", "2", "-mat_aijhybrid_sor_serial"] + opts).check()
+    ref = cached_worker("preconditioners", ranks, 1, args=["-hybrid", "0"] + opts).check()
+    hyb = cached_worker("preconditioners", ranks, 2, args=["-hybrid", "1", "-mat_aijhybrid_num_threads", "2", "-mat_aijhybrid_sor_serial"] + opts).check()
     assert hyb["history"] == ref["history"]
 
 
@@ -112,8 +112,8 @@ def test_default_solver_threaded_factor(ranks, threads):
     """PETSc's default solver (GMRES + bjacobi/ILU(0); ILU(0) on one rank) with aijhybrid: the
     factor's solves are threaded exactly when there is more than one thread, and the residual
     history is aij's, bitwise."""
-    ref = cached_worker("precond", ranks, 1, args=["-hybrid", "0"]).check()
-    hyb = cached_worker("precond", ranks, threads, args=["-hybrid", "1", "-mat_aijhybrid_num_threads", str(threads)]).check()
+    ref = cached_worker("preconditioners", ranks, 1, args=["-hybrid", "0"]).check()
+    hyb = cached_worker("preconditioners", ranks, threads, args=["-hybrid", "1", "-mat_aijhybrid_num_threads", str(threads)]).check()
     assert hyb["history"] == ref["history"], (hyb["history"], ref["history"])
     if ranks == 1:
         assert hyb["factor"]["threaded"] == (threads > 1), hyb["factor"]
@@ -137,8 +137,8 @@ def test_cmrcm_ordering_in_solves(ranks):
         opts = ["-pc_type", "ilu", "-pc_factor_mat_ordering_type", "cmrcm", "-mat_ordering_cmrcm_colors", "10"]
     else:
         opts = ["-pc_type", "bjacobi", "-sub_pc_type", "ilu", "-sub_pc_factor_mat_ordering_type", "cmrcm", "-mat_ordering_cmrcm_colors", "10"]
-    ref = cached_worker("precond", ranks, 1, args=["-hybrid", "0"] + opts).check()  # the worker loads the plugin: cmrcm is registered
-    hyb = cached_worker("precond", ranks, 2, args=["-hybrid", "1", "-mat_aijhybrid_num_threads", "2"] + opts).check()
+    ref = cached_worker("preconditioners", ranks, 1, args=["-hybrid", "0"] + opts).check()  # the worker loads the plugin: cmrcm is registered
+    hyb = cached_worker("preconditioners", ranks, 2, args=["-hybrid", "1", "-mat_aijhybrid_num_threads", "2"] + opts).check()
     assert ref["reason"] > 0 and hyb["history"] == ref["history"]
     if ranks == 1:
         f = hyb["factor"]

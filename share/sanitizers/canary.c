@@ -1,5 +1,5 @@
 /*
-   Negative controls of the hardening runs (share/sanitizers/run.py): each mode holds one deliberate
+   Negative controls of the hardening runs (share/sanitizers/sanitize.py): each mode holds one deliberate
    defect of the kind the tool of that run must report, so that a run that reports nothing is known
    to be able to report something here.
      race     : two OpenMP threads increment one shared int     (ThreadSanitizer + archer)

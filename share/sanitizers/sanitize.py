@@ -3,7 +3,7 @@
 under AddressSanitizer + UndefinedBehaviorSanitizer, valgrind memcheck (and PETSc's -malloc_debug
 -malloc_dump), and ThreadSanitizer with LLVM's OpenMP runtime and its archer tool.
 
-usage: run.py asan|valgrind|races --build DIR [--ci] [--only SUBSTRING] [--json FILE]
+usage: sanitize.py asan|valgrind|races --build DIR [--ci] [--only SUBSTRING] [--json FILE]
 
 --ci: the subset CI runs (README, "Records and CI"): the product stress test and the examples (ex1
 task and vector, ex2) at 1 and 2 ranks, and for races the task-mode runs with 3 threads; valgrind:

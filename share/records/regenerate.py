@@ -4,7 +4,7 @@ generated blocks (share/records/readme.py). Each record carries the git revision
 was clean, the code it is about (code_id), the PETSc version, the machine and the date
 (share/records/record.py).
 
-usage: run.py [--only NAME|GROUP ...] [--bench yes|no] [--bench-configs C ...] [--bench-scale S]
+usage: regenerate.py [--only NAME|GROUP ...] [--bench yes|no] [--bench-configs C ...] [--bench-scale S]
               [--out DIR] [--allow-dirty] [--no-readme] [--list]
 
 Groups and records (names are stable; the PETSc version is in each record):
