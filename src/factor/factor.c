@@ -146,7 +146,30 @@ static PetscErrorCode MatDestroy_AIJHybridFactor(Mat F)
   PetscCall(PetscFree(ctx));
   F->spptr        = NULL;
   F->ops->destroy = destroy;
+  PetscCall(PetscObjectComposeFunction((PetscObject)F, "MatAIJHybridGetFactorInfo_C", NULL));
   PetscCall((*destroy)(F));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the implementation composed on the factors this package wraps (MatGetFactor_AIJHybrid()) */
+static PetscErrorCode MatAIJHybridGetFactorInfo_Factor(Mat F, MatAIJHybridFactorInfo *info)
+{
+  Mat_AIJHybridFactor *ctx;
+
+  PetscFunctionBegin;
+  if (F->ops->destroy != MatDestroy_AIJHybridFactor) PetscFunctionReturn(PETSC_SUCCESS); /* PETSc replaced the factor's data */
+  ctx                 = (Mat_AIJHybridFactor *)F->spptr;
+  info->threaded      = ctx->threaded;
+  info->in_use        = (PetscBool)(ctx->threaded && ctx->decided && ctx->use_threads);
+  info->decided       = (PetscBool)(!ctx->threaded || ctx->decided);
+  info->time_threaded = ctx->med_threaded;
+  info->time_serial   = ctx->med_serial;
+  info->nthreads      = ctx->threaded ? ctx->built_T : 1;
+  info->levels_lower  = ctx->threaded ? ctx->lower.nlevels : 0;
+  info->levels_upper  = ctx->threaded ? ctx->upper.nlevels : 0;
+  info->inode         = ctx->inode;
+  info->builds        = ctx->builds;
+  info->build_time    = ctx->build_time;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -740,6 +763,7 @@ static PetscErrorCode MatGetFactor_AIJHybrid(Mat A, MatFactorType ftype, Mat *F)
   ctx->destroy       = (*F)->ops->destroy;
   (*F)->spptr        = ctx;
   (*F)->ops->destroy = MatDestroy_AIJHybridFactor;
+  PetscCall(PetscObjectComposeFunction((PetscObject)*F, "MatAIJHybridGetFactorInfo_C", MatAIJHybridGetFactorInfo_Factor));
   if (ftype == MAT_FACTOR_ILU) {
     ctx->ilusymbolic             = (*F)->ops->ilufactorsymbolic;
     (*F)->ops->ilufactorsymbolic = MatILUFactorSymbolic_AIJHybridFactor;
@@ -781,26 +805,10 @@ static PetscErrorCode MatGetFactor_AIJHybrid(Mat A, MatFactorType ftype, Mat *F)
 @*/
 PetscErrorCode MatAIJHybridGetFactorInfo(Mat F, MatAIJHybridFactorInfo *info)
 {
-  Mat_AIJHybridFactor *ctx = NULL;
-
   PetscFunctionBegin;
   PetscValidHeaderSpecific(F, MAT_CLASSID, 1);
-  PetscCall(PetscMemzero(info, sizeof(*info)));
-  if (F->factortype == MAT_FACTOR_ILU || F->factortype == MAT_FACTOR_ICC) {
-    if (F->ops->destroy == MatDestroy_AIJHybridFactor) ctx = (Mat_AIJHybridFactor *)F->spptr;
-  }
-  if (!ctx) PetscFunctionReturn(PETSC_SUCCESS);
-  info->threaded     = ctx->threaded;
-  info->in_use       = (PetscBool)(ctx->threaded && ctx->decided && ctx->use_threads);
-  info->decided      = (PetscBool)(!ctx->threaded || ctx->decided);
-  info->time_threaded = ctx->med_threaded;
-  info->time_serial   = ctx->med_serial;
-  info->nthreads     = ctx->threaded ? ctx->built_T : 1;
-  info->levels_lower = ctx->threaded ? ctx->lower.nlevels : 0;
-  info->levels_upper = ctx->threaded ? ctx->upper.nlevels : 0;
-  info->inode        = ctx->inode;
-  info->builds       = ctx->builds;
-  info->build_time   = ctx->build_time;
+  PetscCall(PetscMemzero(info, sizeof(*info))); /* any other factor: PETSc's solves */
+  PetscTryMethod(F, "MatAIJHybridGetFactorInfo_C", (Mat, MatAIJHybridFactorInfo *), (F, info));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

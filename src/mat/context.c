@@ -75,12 +75,16 @@ PetscErrorCode MatAIJHybridContextDestroy(Mat_AIJHybrid **ctx)
 */
 PetscErrorCode MatAIJHybridGetContext(Mat A, Mat_AIJHybrid **ctx)
 {
-  PetscBool mpi;
+  PetscBool mpi, seq;
 
   PetscFunctionBegin;
+  /* the type name first: PETSc copies a matrix's composed functions into some matrices made from it
+     (MatDuplicateNoCreate_SeqAIJ() into ILU/LU factors), whose spptr is not ours */
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIAIJHYBRID, &mpi));
+  if (!mpi) PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQAIJHYBRID, &seq));
+  PetscCheck(mpi || seq, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "Matrix of type %s is not of type %s", ((PetscObject)A)->type_name, MATAIJHYBRID);
   *ctx = (Mat_AIJHybrid *)A->spptr;
   if (*ctx) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIAIJHYBRID, &mpi));
   PetscCheck(AIJHybridBaseOpsSet[mpi], PETSC_COMM_SELF, PETSC_ERR_PLIB, "aijhybrid: no AIJ operations recorded for %s", ((PetscObject)A)->type_name);
   PetscCall(PetscInfo(A, "aijhybrid: restoring the context of a matrix whose data was replaced\n"));
   PetscCall(MatAIJHybridContextCreate(A, mpi ? &AIJHybridMPIInfo : &AIJHybridSeqInfo, ctx));
