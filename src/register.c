@@ -4,7 +4,7 @@
    check, and the hook PETSc's -dll_append calls when it loads libpetscaijhybrid.so.
 */
 #include "mat/aijhybridimpl.h"
-#include "vec/vechybrid.h"
+#include "vec/vechybridimpl.h"
 #include "sf/sfnodeaware.h"
 #include "factor/factor.h"
 #include "options/optiontable.h"

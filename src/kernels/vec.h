@@ -241,44 +241,28 @@ static inline void AIJHybridVecReduceBlock(const AIJHybridVecReduceArgs *r, Pets
   }
 }
 
-/*
-  maxpy / maxpby over [s, e), in the order of PETSc's VecMAXPY_Seq() for each entry: first the nv % 4
-  leading vectors in one term, then groups of four, w + (((a0 x0 + a1 x1) + a2 x2) + a3 x3); for
-  maxpby w is first scaled by b (or set to 0). The range is walked in blocks so that w stays in cache.
-*/
+/* maxpy / maxpby over [s, e): with restrict-qualified operands when w is none of the xs, plainly
+   otherwise (PETSc allows w among the xs; the two compilations give the same bits) */
+#define AIJHYBRID_VEC_MAXPY_NAME AIJHybridVecMAXPYRangeDistinct
+#define AIJHYBRID_VEC_MAP_QUAL   PETSC_RESTRICT
+#include "vecmaxpy.inc"
+#undef AIJHYBRID_VEC_MAXPY_NAME
+#undef AIJHYBRID_VEC_MAP_QUAL
+#define AIJHYBRID_VEC_MAXPY_NAME AIJHybridVecMAXPYRangeAliased
+#define AIJHYBRID_VEC_MAP_QUAL
+#include "vecmaxpy.inc"
+#undef AIJHYBRID_VEC_MAXPY_NAME
+#undef AIJHYBRID_VEC_MAP_QUAL
+
 static inline void AIJHybridVecMAXPYRange(const AIJHybridVecMapArgs *m, PetscInt s, PetscInt e)
 {
-  PetscScalar *PETSC_RESTRICT w = m->w;
-  const PetscInt              r = m->nv & 3;
-
-  for (PetscInt bs = s; bs < e; bs += AIJHYBRID_VEC_BLOCK) {
-    const PetscInt be = PetscMin(e, bs + AIJHYBRID_VEC_BLOCK);
-
-    if (m->op == AIJHYBRID_VEC_MAXPBY) {
-      const PetscScalar b = m->b;
-      for (PetscInt i = bs; i < be; i++) w[i] = AIJHybridMulBLAS(b, w[i]); /* VecScale() (BLAS), then VecMAXPY() (C) */
-    } else if (m->op == AIJHYBRID_VEC_MAXPBY_ZERO) {
-      for (PetscInt i = bs; i < be; i++) w[i] = 0.0;
-    }
-    if (r == 3) {
-      const PetscScalar                  a0 = m->alpha[0], a1 = m->alpha[1], a2 = m->alpha[2];
-      const PetscScalar *PETSC_RESTRICT x0 = m->xs[0], *PETSC_RESTRICT x1 = m->xs[1], *PETSC_RESTRICT x2 = m->xs[2];
-      for (PetscInt i = bs; i < be; i++) w[i] += a0 * x0[i] + a1 * x1[i] + a2 * x2[i];
-    } else if (r == 2) {
-      const PetscScalar                  a0 = m->alpha[0], a1 = m->alpha[1];
-      const PetscScalar *PETSC_RESTRICT x0 = m->xs[0], *PETSC_RESTRICT x1 = m->xs[1];
-      for (PetscInt i = bs; i < be; i++) w[i] += a0 * x0[i] + a1 * x1[i];
-    } else if (r == 1) {
-      const PetscScalar                  a0 = m->alpha[0];
-      const PetscScalar *PETSC_RESTRICT x0 = m->xs[0];
-      for (PetscInt i = bs; i < be; i++) w[i] += a0 * x0[i];
-    }
-    for (PetscInt j = r; j < m->nv; j += 4) {
-      const PetscScalar                  a0 = m->alpha[j], a1 = m->alpha[j + 1], a2 = m->alpha[j + 2], a3 = m->alpha[j + 3];
-      const PetscScalar *PETSC_RESTRICT x0 = m->xs[j], *PETSC_RESTRICT x1 = m->xs[j + 1], *PETSC_RESTRICT x2 = m->xs[j + 2], *PETSC_RESTRICT x3 = m->xs[j + 3];
-      for (PetscInt i = bs; i < be; i++) w[i] += a0 * x0[i] + a1 * x1[i] + a2 * x2[i] + a3 * x3[i];
+  for (PetscInt j = 0; j < m->nv; j++) {
+    if (m->xs[j] == m->w) {
+      AIJHybridVecMAXPYRangeAliased(m, s, e);
+      return;
     }
   }
+  AIJHybridVecMAXPYRangeDistinct(m, s, e);
 }
 
 /* the map of the entries [s, e): with restrict-qualified operands when they are distinct arrays (so

@@ -79,10 +79,11 @@ PetscErrorCode MatAIJHybridGetContext(Mat A, Mat_AIJHybrid **ctx)
 
   PetscFunctionBegin;
   /* the type name first: PETSc copies a matrix's composed functions into some matrices made from it
-     (MatDuplicateNoCreate_SeqAIJ() into ILU/LU factors), whose spptr is not ours */
+     (MatDuplicateNoCreate_SeqAIJ() into ILU/LU factors), whose spptr is not ours. No name: our
+     destroy called by MatHeaderMerge(), which clears it for the time of the call. */
   PetscCall(PetscObjectTypeCompare((PetscObject)A, MATMPIAIJHYBRID, &mpi));
-  if (!mpi) PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQAIJHYBRID, &seq));
-  PetscCheck(mpi || seq, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "Matrix of type %s is not of type %s", ((PetscObject)A)->type_name, MATAIJHYBRID);
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQAIJHYBRID, &seq));
+  PetscCheck(mpi || seq || !((PetscObject)A)->type_name, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "Matrix of type %s is not of type %s", ((PetscObject)A)->type_name, MATAIJHYBRID);
   *ctx = (Mat_AIJHybrid *)A->spptr;
   if (*ctx) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCheck(AIJHybridBaseOpsSet[mpi], PETSC_COMM_SELF, PETSC_ERR_PLIB, "aijhybrid: no AIJ operations recorded for %s", ((PetscObject)A)->type_name);

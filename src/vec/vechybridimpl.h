@@ -1,10 +1,11 @@
 /*
-   Private header of the threaded vector types (src/vec/): the context every hybrid vector carries and
-   the functions the files of this folder share. Depends on PETSc, the public header, the thread
+   Private header of the threaded vector types (src/vec/), in layers: veccontext.c (the context every
+   hybrid vector carries) below vecops.c (the operations) and vecsettings.c (the public Set/Get),
+   below vechybrid.c (the type). Depends on PETSc, the public header, the thread
    resources and the pure vector kernels only.
 */
-#ifndef AIJHYBRID_VEC_VECHYBRID_H
-#define AIJHYBRID_VEC_VECHYBRID_H
+#ifndef AIJHYBRID_VEC_VECHYBRIDIMPL_H
+#define AIJHYBRID_VEC_VECHYBRIDIMPL_H
 
 #include "../compat.h"
 #include <petscaijhybrid.h>
@@ -15,7 +16,7 @@
 
 #define VECHYBRID_DEFAULT_THRESHOLD 20000 /* local length from which operations are threaded (README, "Threaded vectors") */
 
-/* the -vec_hybrid_* options, described once in VecHybridOptionTable (src/vec/type.c) */
+/* the -vec_hybrid_* options, described once in VecHybridOptionTable (src/vec/veccontext.c) */
 enum {
   VECHYBRID_OPT_NUM_THREADS,
   VECHYBRID_OPT_THRESHOLD,
@@ -64,17 +65,22 @@ static inline void VecHybridRunPart(const VecHybridRun *run, PetscInt t, PetscIn
   }
 }
 
+/* veccontext.c: the context, how an operation runs, first touch */
 PETSC_INTERN PetscErrorCode VecHybridGetContext(Vec, Vec_Hybrid **);
+PETSC_INTERN PetscErrorCode VecHybridComposeContext(Vec, const Vec_Hybrid *, Vec_Hybrid **);
+PETSC_INTERN PetscErrorCode VecHybridContextClear(Vec);
+PETSC_INTERN PetscErrorCode VecHybridUpdateThreads(Vec_Hybrid *);
 PETSC_INTERN PetscErrorCode VecHybridGetRun(Vec, VecHybridRun *);
-PETSC_INTERN PetscErrorCode VecHybridInstall(Vec, PetscBool);
-PETSC_INTERN PetscErrorCode VecHybridInstallOps(Vec);
 PETSC_INTERN PetscErrorCode VecHybridRunMap(const VecHybridRun *, const AIJHybridVecMapArgs *);
+PETSC_INTERN PetscErrorCode VecHybridPlace(Vec, Vec_Hybrid *, PetscBool);
 
-/* PETSc's constructors of VECSEQ / VECMPI, and the -vec_hybrid_standard switch (src/vec/standard.c) */
-PETSC_INTERN PetscErrorCode VecHybridCreateStandard(Vec, PetscBool);
+/* vecops.c: the operations; vecsettings.c: the Set/Get implementations */
+PETSC_INTERN PetscErrorCode VecHybridInstallOps(Vec);
+PETSC_INTERN PetscErrorCode VecHybridComposeFunctions(Vec, PetscBool);
+
+/* vechybrid.c: the type, the -vec_hybrid_standard switch, the constructors registered by the package (src/register.c) */
+PETSC_INTERN PetscErrorCode VecHybridInstall(Vec, PetscBool);
 PETSC_INTERN PetscErrorCode VecHybridStandardFinalize(void);
-
-/* the constructors registered by the package (src/register.c) */
 PETSC_INTERN PetscErrorCode VecCreate_Hybrid(Vec);
 PETSC_INTERN PetscErrorCode VecCreate_SeqHybrid(Vec);
 PETSC_INTERN PetscErrorCode VecCreate_MPIHybrid(Vec);

@@ -5,7 +5,7 @@
    over the ranks as VECMPI does. The special cases (coefficients 0, 1, -1, aliased vectors) and the
    flop counts are those of PETSc's VECSEQ / VECMPI.
 */
-#include "vechybrid.h"
+#include "vechybridimpl.h"
 
 /* ---- sums ---------------------------------------------------------------------------------- */
 

@@ -1,0 +1,190 @@
+/*
+   The context of a hybrid vector (src/vec/vechybridimpl.h), composed on it in a container: made
+   from the options or copied from another vector, the thread count in force, how an operation runs
+   (VecHybridGetRun(), VecHybridRunMap()), and the first touch of the threads' entries. The
+   -vec_hybrid_* option table is here because a context is made from it.
+*/
+#include "vechybridimpl.h"
+#include <sys/mman.h>
+#include <unistd.h>
+
+static const char VecHybridContextName[] = "VecHybrid_Context";
+
+PetscErrorCode VecHybridGetContext(Vec v, Vec_Hybrid **ctx)
+{
+  PetscContainer c;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQuery((PetscObject)v, VecHybridContextName, (PetscObject *)&c));
+  PetscCheck(c, PetscObjectComm((PetscObject)v), PETSC_ERR_ARG_WRONG, "Vector of type %s has no hybrid context", ((PetscObject)v)->type_name);
+  PetscCall(PetscContainerGetPointer(c, (void **)ctx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the thread count in force: the default follows OpenMP unless a count was set (the parts were for the old count) */
+PetscErrorCode VecHybridUpdateThreads(Vec_Hybrid *ctx)
+{
+  PetscFunctionBegin;
+  if (!ctx->nthreads_set && ctx->nthreads != AIJHybridDefaultNumThreads()) {
+    ctx->nthreads = AIJHybridDefaultNumThreads();
+    PetscCall(PetscFree(ctx->bounds));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* how an operation on v runs now */
+PetscErrorCode VecHybridGetRun(Vec v, VecHybridRun *run)
+{
+  Vec_Hybrid *ctx;
+
+  PetscFunctionBegin;
+  PetscCall(VecHybridGetContext(v, &ctx));
+  PetscCall(VecHybridUpdateThreads(ctx));
+  run->n        = v->map->n;
+  run->T        = ctx->nthreads;
+  run->bounds   = ctx->bounds;
+  run->threaded = (PetscBool)(run->T > 1 && run->n >= ctx->threshold);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* an entry-wise map of the whole local range, on the threads of run (or on the calling thread) */
+PetscErrorCode VecHybridRunMap(const VecHybridRun *run, const AIJHybridVecMapArgs *args)
+{
+  PetscFunctionBegin;
+  if (!run->threaded) {
+    AIJHybridVecMapRange(args, 0, run->n);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#pragma omp parallel num_threads(run->T)
+  {
+    const PetscInt nth = omp_get_num_threads();
+    for (PetscInt t = omp_get_thread_num(); t < run->T; t += nth) {
+      PetscInt s, e;
+      VecHybridRunPart(run, t, &s, &e);
+      AIJHybridVecMapRange(args, s, e);
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the array v owns (NULL when it has none, or when a user's array was placed or given at creation) */
+static PetscScalar *VecHybridOwnArray(Vec v)
+{
+  PetscScalar **hdr = (PetscScalar **)v->data; /* a standard vector's data starts with VECHEADER: array, array_allocated, unplacedarray */
+
+  if (!v->petscnative || !hdr || !hdr[0] || hdr[0] != hdr[1]) return NULL;
+  return hdr[0];
+}
+
+/*
+  First touch: Linux places a page in the memory of the NUMA domain of the thread that first writes
+  it. The standard constructor allocated (and zeroed) the array on the main thread; here the whole
+  pages inside the array are given back (madvise MADV_DONTNEED: their next write maps a fresh page)
+  and every thread writes its own part again: the entries it reads in the operations. keep: copy the
+  values back (else they are zero, as after creation).
+*/
+PetscErrorCode VecHybridPlace(Vec v, Vec_Hybrid *ctx, PetscBool keep)
+{
+  PetscScalar *a = VecHybridOwnArray(v), *copy = NULL;
+  VecHybridRun run;
+  const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  uintptr_t    lo, hi;
+
+  PetscFunctionBegin;
+  if (!ctx->first_touch || !a) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VecHybridGetRun(v, &run));
+  lo = ((uintptr_t)a + page - 1) / page * page;
+  hi = ((uintptr_t)(a + run.n)) / page * page;
+  if (run.T < 2 || hi <= lo) PetscFunctionReturn(PETSC_SUCCESS);
+  if (keep) {
+    PetscCall(PetscMalloc1(run.n, &copy));
+    PetscCall(PetscArraycpy(copy, a, run.n));
+  }
+  PetscCheck(!madvise((void *)lo, hi - lo, MADV_DONTNEED), PETSC_COMM_SELF, PETSC_ERR_SYS, "madvise(MADV_DONTNEED) failed for the first touch of a hybrid vector");
+#pragma omp parallel num_threads(run.T)
+  {
+    const PetscInt nth = omp_get_num_threads();
+    for (PetscInt t = omp_get_thread_num(); t < run.T; t += nth) {
+      PetscInt s, e;
+      VecHybridRunPart(&run, t, &s, &e);
+      if (copy) memcpy(a + s, copy + s, sizeof(PetscScalar) * (size_t)(e - s));
+      else memset(a + s, 0, sizeof(PetscScalar) * (size_t)(e - s));
+    }
+  }
+  PetscCall(PetscFree(copy));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode VecHybridContextDestroy(void *arg)
+{
+  Vec_Hybrid *ctx = (Vec_Hybrid *)AIJHybridContainerContext(arg);
+
+  PetscFunctionBegin;
+  PetscCall(PetscFree(ctx->bounds));
+  PetscCall(PetscFree(ctx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+
+/* compose a new context on v: a copy of from's settings, or the defaults and the options of v's prefix */
+PetscErrorCode VecHybridComposeContext(Vec v, const Vec_Hybrid *from, Vec_Hybrid **out)
+{
+  Vec_Hybrid    *ctx;
+  PetscContainer c;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&ctx));
+  if (from) {
+    ctx->nthreads     = from->nthreads;
+    ctx->nthreads_set = from->nthreads_set;
+    ctx->threshold    = from->threshold;
+    ctx->first_touch  = from->first_touch;
+    if (from->bounds && from->bounds[from->nthreads] == v->map->n) {
+      PetscCall(PetscMalloc1(from->nthreads + 1, &ctx->bounds));
+      PetscCall(PetscArraycpy(ctx->bounds, from->bounds, from->nthreads + 1));
+    }
+  } else {
+    PetscOptions         options = ((PetscObject)v)->options;
+    const char          *prefix  = ((PetscObject)v)->prefix;
+    AIJHybridOptionValue T, threshold, ft;
+
+    PetscCall(AIJHybridOptionGet(options, prefix, &VecHybridOptionTable, VECHYBRID_OPT_NUM_THREADS, &T));
+    ctx->nthreads_set = (PetscBool)(T.set && T.i >= 1);
+    ctx->nthreads     = ctx->nthreads_set ? T.i : AIJHybridDefaultNumThreads();
+    PetscCall(AIJHybridOptionGet(options, prefix, &VecHybridOptionTable, VECHYBRID_OPT_THRESHOLD, &threshold));
+    ctx->threshold = threshold.set && threshold.i >= 0 ? threshold.i : VECHYBRID_DEFAULT_THRESHOLD;
+    PetscCall(AIJHybridOptionGet(options, prefix, &VecHybridOptionTable, VECHYBRID_OPT_FIRST_TOUCH, &ft));
+    ctx->first_touch = ft.set ? (PetscBool)ft.i : (PetscBool)(AIJHybridNumaDomains() > 1);
+  }
+  PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
+  PetscCall(PetscContainerSetPointer(c, ctx));
+  PetscCall(AIJHybridContainerSetDestroy(c, VecHybridContextDestroy));
+  PetscCall(PetscObjectCompose((PetscObject)v, VecHybridContextName, (PetscObject)c));
+  PetscCall(PetscContainerDestroy(&c));
+  if (out) *out = ctx;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+
+/*
+  The -vec_hybrid_* options, each described once (src/options/optiontable.h): read when a vector is
+  made (VecHybridContextCreate), by VecSetFromOptions() (with -help) and, for -vec_hybrid_standard,
+  when the package is registered. The README's options table and the manual pages are tested
+  against this list.
+*/
+static const AIJHybridOption VecHybridOptionList[VECHYBRID_OPT_COUNT] = {
+  [VECHYBRID_OPT_NUM_THREADS] = {"vec_hybrid_num_threads", AIJHYBRID_OPTION_INT, 1, AIJHYBRID_MAX_THREADS, 2, {PETSC_DECIDE, PETSC_DEFAULT}, NULL, "an integer from 1 to 4096, or -1 (PETSC_DECIDE) for the default", "OMP_NUM_THREADS; unset: the cores of the node / the ranks on it (as -mat_aijhybrid_num_threads)", "OpenMP threads per MPI rank for the vector operations", "VecHybridSetNumThreads"},
+  [VECHYBRID_OPT_THRESHOLD]   = {"vec_hybrid_threshold", AIJHYBRID_OPTION_INT, 0, PETSC_MAX_INT, 2, {PETSC_DECIDE, PETSC_DEFAULT}, NULL, "an integer >= 0 (a local length), or -1 for the default", "20000", "Local length from which an operation runs on the threads (shorter: on the calling thread)", "VecHybridSetThreshold"},
+  [VECHYBRID_OPT_FIRST_TOUCH] = {"vec_hybrid_first_touch", AIJHYBRID_OPTION_BOOL, 0, 0, 0, {0, 0}, NULL, "a boolean (true, false, yes, no, on, off, 1, 0; no value: true)", "NUMA-dependent: true where the node has several NUMA domains, else false", "The threads first write their own entries (NUMA placement)", "VecHybridSetFirstTouch"},
+  [VECHYBRID_OPT_STANDARD]    = {"vec_hybrid_standard", AIJHYBRID_OPTION_BOOL, 0, 0, 0, {0, 0}, NULL, "a boolean (true, false, yes, no, on, off, 1, 0; no value: true)", "false", "Give every standard vector made afterwards (VecCreateMPI(), ...) the threaded operations, keeping its type name (read when the package is registered)", "VecHybridSetStandard"},
+};
+
+const struct AIJHybridOptionTable_s VecHybridOptionTable = {"vec_hybrid_", "Hybrid vector options (OpenMP threads in each rank)", "-vec_type hybrid", "VECHYBRID", VECHYBRID_OPT_COUNT, VecHybridOptionList};
+
+/* remove v's context (freed with its container) */
+PetscErrorCode VecHybridContextClear(Vec v)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscObjectCompose((PetscObject)v, VecHybridContextName, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
