@@ -241,7 +241,7 @@ def test_config_expansion():
 
 
 def test_option_pairs():
-    W = bench_module("worker")
+    W = bench_module("variants")
     assert W.option_pairs("-a 1 -b -c -2 -d x") == [("a", "1"), ("b", None), ("c", "-2"), ("d", "x")]
 
 

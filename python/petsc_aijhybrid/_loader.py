@@ -60,7 +60,8 @@ def _check_same_petsc(lib):
 
 
 def load():
-    """Load the library into the process and register the type (idempotent)."""
+    """Load the library into the process and register the type (idempotent); returns it (a
+    ctypes.CDLL, through which the C functions of the plugin and of the PETSc it links are reachable)."""
     global _lib
     from petsc4py import PETSc  # initializes PETSc if needed
 

@@ -60,31 +60,37 @@ def get_num_threads(A):
     return n.value
 
 
+def _set_enum(name, A, value, names, what):
+    """A C Set function of an enum, given the value's name."""
+    if value not in names:
+        raise ValueError("unknown %s %r: valid are %s" % (what, value, ", ".join(names)))
+    _call(name, _mat(A), ctypes.c_int(names.index(value)))
+
+
+def _get_enum(name, A, names):
+    """A C Get function of an enum: the value's name."""
+    k = ctypes.c_int()
+    _call(name, _mat(A), ctypes.byref(k))
+    return names[k.value]
+
+
 def set_partition_type(A, kind):
     """Thread partition: 'rows', 'nnz', 'diffusion' or 'optimal'."""
-    if kind not in PARTITION_TYPES:
-        raise ValueError("unknown partition type %r: valid are %s" % (kind, ", ".join(PARTITION_TYPES)))
-    _call("MatAIJHybridSetPartitionType", _mat(A), ctypes.c_int(PARTITION_TYPES.index(kind)))
+    _set_enum("MatAIJHybridSetPartitionType", A, kind, PARTITION_TYPES, "partition type")
 
 
 def get_partition_type(A):
-    k = ctypes.c_int()
-    _call("MatAIJHybridGetPartitionType", _mat(A), ctypes.byref(k))
-    return PARTITION_TYPES[k.value]
+    return _get_enum("MatAIJHybridGetPartitionType", A, PARTITION_TYPES)
 
 
 def set_mode(A, mode):
     """Overlap of the halo exchange with computation: 'auto' (default), 'vector' or 'task'."""
-    if mode not in MODES:
-        raise ValueError("unknown mode %r: valid are %s" % (mode, ", ".join(MODES)))
-    _call("MatAIJHybridSetMode", _mat(A), ctypes.c_int(MODES.index(mode)))
+    _set_enum("MatAIJHybridSetMode", A, mode, MODES, "mode")
 
 
 def get_mode(A):
     """The mode the next product runs in ('vector' or 'task'; 'auto' before assembly)."""
-    k = ctypes.c_int()
-    _call("MatAIJHybridGetMode", _mat(A), ctypes.byref(k))
-    return MODES[k.value]
+    return _get_enum("MatAIJHybridGetMode", A, MODES)
 
 
 def set_row_cost(A, cost):
