@@ -341,7 +341,7 @@ static void TestExtremes(void)
       PetscInt  k = -1, rk, pk, s = 0;
       RefExtreme((AIJHybridVecExtremeOp)op, x, n, &rv, &rk);
       if (op != AIJHYBRID_VEC_NORMINF && PetscIsNanReal(PetscRealPart(x[0]))) {
-        v = PetscRealPart(x[0]); /* the callers' rule (src/vec/ops.c) */
+        v = PetscRealPart(x[0]); /* the callers' rule (src/vec/vecops.c) */
         k = 0;
       } else {
         while (s < n) { /* random pieces, some empty */
