@@ -89,6 +89,11 @@ const char *const MatAIJHybridFactorSolves[] = {"auto", "threaded", "serial", "M
 
 static PetscErrorCode (*PETScGetFactorILU)(Mat, MatFactorType, Mat *) = NULL;
 static PetscErrorCode (*PETScGetFactorICC)(Mat, MatFactorType, Mat *) = NULL;
+static PetscErrorCode (*PETScGetFactorLU)(Mat, MatFactorType, Mat *) = NULL;
+static PetscErrorCode (*PETScGetFactorCholesky)(Mat, MatFactorType, Mat *) = NULL;
+/* PETSc's symbolic LU and Cholesky factorizations of seqaij, chained by the wrappers below */
+static PetscErrorCode (*PETScLUSymbolic)(Mat, Mat, IS, IS, const MatFactorInfo *) = NULL;
+static PetscErrorCode (*PETScCholeskySymbolic)(Mat, Mat, IS, const MatFactorInfo *) = NULL;
 
 static PetscErrorCode FactorResetSchedules(Mat_AIJHybridFactor *ctx)
 {
@@ -720,6 +725,7 @@ static PetscErrorCode MatILUFactorSymbolic_AIJHybridFactor(Mat F, Mat A, IS row,
   PetscFunctionBegin;
   FactorSolvesOff(F, ctx);
   PetscCall((*ctx->ilusymbolic)(F, A, row, col, info));
+  PetscCall(MatAIJHybridForgetComposed(F)); /* copied from A with its function list */
   ctx->numeric               = F->ops->lufactornumeric;
   F->ops->lufactornumeric    = MatLUFactorNumeric_AIJHybridFactor;
   PetscCall(FactorSetPermutations(ctx, row, col));
@@ -734,6 +740,7 @@ static PetscErrorCode MatICCFactorSymbolic_AIJHybridFactor(Mat F, Mat A, IS perm
   PetscFunctionBegin;
   FactorSolvesOff(F, ctx);
   PetscCall((*ctx->iccsymbolic)(F, A, perm, info));
+  PetscCall(MatAIJHybridForgetComposed(F));
   ctx->numeric                  = F->ops->choleskyfactornumeric;
   F->ops->choleskyfactornumeric = MatLUFactorNumeric_AIJHybridFactor;
   PetscCall(FactorSetPermutations(ctx, perm, perm));
@@ -741,9 +748,42 @@ static PetscErrorCode MatICCFactorSymbolic_AIJHybridFactor(Mat F, Mat A, IS perm
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* LU and Cholesky stay PETSc's: the wrappers only take the plugin's composed functions off the
+   factor, which PETSc's symbolic factorization copies from the matrix (MatDuplicateNoCreate_SeqAIJ()) */
+static PetscErrorCode MatLUFactorSymbolic_AIJHybridForget(Mat F, Mat A, IS row, IS col, const MatFactorInfo *info)
+{
+  PetscFunctionBegin;
+  PetscCall((*PETScLUSymbolic)(F, A, row, col, info));
+  PetscCall(MatAIJHybridForgetComposed(F));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatCholeskyFactorSymbolic_AIJHybridForget(Mat F, Mat A, IS perm, const MatFactorInfo *info)
+{
+  PetscFunctionBegin;
+  PetscCall((*PETScCholeskySymbolic)(F, A, perm, info));
+  PetscCall(MatAIJHybridForgetComposed(F));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* chain the wrapper in front of PETSc's symbolic LU/Cholesky of the seqaij factor F */
+static PetscErrorCode FactorForgetComposed(Mat F, MatFactorType ftype)
+{
+  PetscFunctionBegin;
+  if (ftype == MAT_FACTOR_LU) {
+    if (!PETScLUSymbolic) PETScLUSymbolic = F->ops->lufactorsymbolic;
+    if (F->ops->lufactorsymbolic == PETScLUSymbolic) F->ops->lufactorsymbolic = MatLUFactorSymbolic_AIJHybridForget;
+  } else {
+    if (!PETScCholeskySymbolic) PETScCholeskySymbolic = F->ops->choleskyfactorsymbolic;
+    if (F->ops->choleskyfactorsymbolic == PETScCholeskySymbolic) F->ops->choleskyfactorsymbolic = MatCholeskyFactorSymbolic_AIJHybridForget;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*
-  MatGetFactor_AIJHybrid - PETSc's ILU/ICC factor of a seqaij matrix; for an aijhybrid matrix or
-  the diagonal block of one, with our symbolic factorization chained in front of PETSc's
+  MatGetFactor_AIJHybrid - PETSc's factor of a seqaij matrix; for an aijhybrid matrix or the
+  diagonal block of one, ILU/ICC with our symbolic factorization chained in front of PETSc's, and
+  LU/Cholesky only cleaned of the plugin's composed functions
 */
 static PetscErrorCode MatGetFactor_AIJHybrid(Mat A, MatFactorType ftype, Mat *F)
 {
@@ -752,10 +792,16 @@ static PetscErrorCode MatGetFactor_AIJHybrid(Mat A, MatFactorType ftype, Mat *F)
 
   PetscFunctionBegin;
   if (ftype == MAT_FACTOR_ILU) PetscCall((*PETScGetFactorILU)(A, ftype, F));
-  else PetscCall((*PETScGetFactorICC)(A, ftype, F));
+  else if (ftype == MAT_FACTOR_ICC) PetscCall((*PETScGetFactorICC)(A, ftype, F));
+  else if (ftype == MAT_FACTOR_LU) PetscCall((*PETScGetFactorLU)(A, ftype, F));
+  else PetscCall((*PETScGetFactorCholesky)(A, ftype, F));
   if (!*F) PetscFunctionReturn(PETSC_SUCCESS); /* PETSc >= 3.19 declines Hermitian ICC this way */
   PetscCall(MatAIJHybridBlockThreads(A, &T));
   if (!T) PetscFunctionReturn(PETSC_SUCCESS); /* not ours: PETSc's factor untouched */
+  if (ftype == MAT_FACTOR_LU || ftype == MAT_FACTOR_CHOLESKY) {
+    PetscCall(FactorForgetComposed(*F, ftype));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCheck(!(*F)->spptr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "aijhybrid: PETSc's factor already has a private pointer");
   PetscCall(PetscNew(&ctx));
   ctx->ftype         = ftype;
@@ -825,7 +871,15 @@ PetscErrorCode MatAIJHybridFactorRegister(void)
   f = NULL;
   PetscCall(MatSolverTypeGet(MATSOLVERPETSC, MATSEQAIJ, MAT_FACTOR_ICC, NULL, NULL, &f));
   if (f && f != MatGetFactor_AIJHybrid) PETScGetFactorICC = f;
+  f = NULL;
+  PetscCall(MatSolverTypeGet(MATSOLVERPETSC, MATSEQAIJ, MAT_FACTOR_LU, NULL, NULL, &f));
+  if (f && f != MatGetFactor_AIJHybrid) PETScGetFactorLU = f;
+  f = NULL;
+  PetscCall(MatSolverTypeGet(MATSOLVERPETSC, MATSEQAIJ, MAT_FACTOR_CHOLESKY, NULL, NULL, &f));
+  if (f && f != MatGetFactor_AIJHybrid) PETScGetFactorCholesky = f;
   if (PETScGetFactorILU) PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQAIJ, MAT_FACTOR_ILU, MatGetFactor_AIJHybrid));
   if (PETScGetFactorICC) PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQAIJ, MAT_FACTOR_ICC, MatGetFactor_AIJHybrid));
+  if (PETScGetFactorLU) PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQAIJ, MAT_FACTOR_LU, MatGetFactor_AIJHybrid));
+  if (PETScGetFactorCholesky) PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQAIJ, MAT_FACTOR_CHOLESKY, MatGetFactor_AIJHybrid));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -107,6 +107,26 @@ static PetscErrorCode MatGetDiagonalBlock_AIJHybrid(Mat A, Mat *a)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+  MatAIJHybridForgetComposed - remove the type's composed functions (converters, product hook,
+  Set/Get implementations) from F, a matrix of another type that PETSc gave a copy of an aijhybrid
+  matrix's function list (the factors of MatDuplicateNoCreate_SeqAIJ())
+*/
+PetscErrorCode MatAIJHybridForgetComposed(Mat F)
+{
+  PetscFunctionBegin;
+  for (PetscInt k = 0; k < 2; k++) {
+    const AIJHybridTypeInfo *info = k ? &AIJHybridMPIInfo : &AIJHybridSeqInfo;
+
+    PetscCall(PetscObjectComposeFunction((PetscObject)F, info->to_base, NULL));
+    PetscCall(PetscObjectComposeFunction((PetscObject)F, info->from_base, NULL));
+  }
+  PetscCall(PetscObjectComposeFunction((PetscObject)F, "MatProductSetFromOptions_anytype_C", NULL));
+  PetscCall(MatAIJHybridComposeSettings(F, PETSC_FALSE));
+  PetscCall(MatAIJHybridComposeDiagnostics(F, PETSC_FALSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* strip the hybrid layer from B in place: B becomes a plain seqaij/mpiaij again */
 static PetscErrorCode MatAIJHybridStrip(Mat B)
 {

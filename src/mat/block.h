@@ -2,7 +2,8 @@
    What other concerns (src/factor/) may ask of a matrix about the aijhybrid types, without the
    private header of src/mat: the thread count of an aijhybrid matrix, or of the diagonal block of
    an mpiaijhybrid matrix (the plain seqaij matrix MatGetDiagonalBlock() returns, which PCBJACOBI
-   factors on each rank).
+   factors on each rank); and removing the type's composed functions from a factor that PETSc made
+   with a copy of the matrix's function list (src/mat/aijhybrid.c).
 */
 #ifndef AIJHYBRID_MAT_BLOCK_H
 #define AIJHYBRID_MAT_BLOCK_H
@@ -12,5 +13,6 @@
 PETSC_INTERN PetscErrorCode MatAIJHybridBlockThreads(Mat, PetscInt *);
 PETSC_INTERN PetscErrorCode MatAIJHybridTagBlock(Mat, PetscInt);
 PETSC_INTERN PetscErrorCode MatAIJHybridUntagBlock(Mat);
+PETSC_INTERN PetscErrorCode MatAIJHybridForgetComposed(Mat);
 
 #endif

@@ -34,7 +34,7 @@ static PetscErrorCode ViewHalo(Mat A, PetscViewer viewer, Mat_AIJHybrid *ctx, Pe
                                      st.basic_total.on_bytes, st.nodeaware_total.inter_msgs, st.nodeaware_total.inter_bytes, st.nodeaware_total.on_msgs, st.nodeaware_total.on_bytes, st.nodeaware_reverse_total.inter_bytes, st.nodeaware_reverse_total.on_bytes));
     PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)viewer), &rank));
     PetscCall(PetscViewerASCIIPushSynchronized(viewer));
-    PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "[%d] node %" PetscInt_FMT " (%" PetscInt_FMT " ranks): sends basic %" PetscInt_FMT " inter-node (%" PetscInt64_FMT " B) + %" PetscInt_FMT " on-node (%" PetscInt64_FMT " B); node-aware %" PetscInt_FMT " inter-node (%" PetscInt64_FMT " B) + %" PetscInt_FMT " on-node (%" PetscInt64_FMT " B), reverse %" PetscInt64_FMT " + %" PetscInt64_FMT " B\n", rank, st.node, st.node_ranks, st.basic.inter_msgs,
+    PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "AIJHybrid: [%d] node %" PetscInt_FMT " (%" PetscInt_FMT " ranks): sends basic %" PetscInt_FMT " inter-node (%" PetscInt64_FMT " B) + %" PetscInt_FMT " on-node (%" PetscInt64_FMT " B); node-aware %" PetscInt_FMT " inter-node (%" PetscInt64_FMT " B) + %" PetscInt_FMT " on-node (%" PetscInt64_FMT " B), reverse %" PetscInt64_FMT " + %" PetscInt64_FMT " B\n", rank, st.node, st.node_ranks, st.basic.inter_msgs,
                                                  st.basic.inter_bytes, st.basic.on_msgs, st.basic.on_bytes, st.nodeaware.inter_msgs, st.nodeaware.inter_bytes, st.nodeaware.on_msgs, st.nodeaware.on_bytes, st.nodeaware_reverse.inter_bytes, st.nodeaware_reverse.on_bytes));
     PetscCall(PetscViewerFlush(viewer));
     PetscCall(PetscViewerASCIIPopSynchronized(viewer));
@@ -107,7 +107,7 @@ PetscErrorCode MatAIJHybridView_Private(Mat A, PetscViewer viewer, Mat_AIJHybrid
     char   line[4096];
     size_t len;
 
-    PetscCall(PetscSNPrintf(line, sizeof(line), "[%d] rows %" PetscInt_FMT ": diagonal imbalance %.4g (%" PetscInt_FMT " sweeps, built %" PetscInt_FMT " times, last in %.3g s)", rank, A->rmap->n, (double)imb[0], dpart->sweeps, dpart->builds, (double)dpart->build_time));
+    PetscCall(PetscSNPrintf(line, sizeof(line), "AIJHybrid: [%d] rows %" PetscInt_FMT ": diagonal imbalance %.4g (%" PetscInt_FMT " sweeps, built %" PetscInt_FMT " times, last in %.3g s)", rank, A->rmap->n, (double)imb[0], dpart->sweeps, dpart->builds, (double)dpart->build_time));
     if (size > 1) {
       PetscCall(PetscStrlen(line, &len));
       PetscCall(PetscSNPrintf(line + len, sizeof(line) - len, ", off-diagonal %" PetscInt_FMT " non-empty rows, imbalance %.4g, %" PetscInt_FMT " ghosts", ctx->cache.offd.nrows, (double)imb[1], ctx->cache.halo.nghost));
@@ -122,7 +122,7 @@ PetscErrorCode MatAIJHybridView_Private(Mat A, PetscViewer viewer, Mat_AIJHybrid
       double         busy, mx = 0, sum = 0, comm = ctx->stats.time[AIJHYBRID_STATS_COMM], dmax = 0;
 
       PetscCall(PetscStrlen(line, &len));
-      PetscCall(PetscSNPrintf(line + len, sizeof(line) - len, "\n[%d] %" PetscInt_FMT " products (%s mode); busy ms per product by thread (halo exchange + diagonal + off-diagonal):", rank, ctx->stats.nprod, MatAIJHybridModes[ctx->stats.mode]));
+      PetscCall(PetscSNPrintf(line + len, sizeof(line) - len, "\nAIJHybrid: [%d] %" PetscInt_FMT " products (%s mode); busy ms per product by thread (halo exchange + diagonal + off-diagonal):", rank, ctx->stats.nprod, MatAIJHybridModes[ctx->stats.mode]));
       for (PetscInt t = 0; t < T; t++) {
         const double *tt = ctx->stats.time + AIJHYBRID_STATS_STRIDE * t;
         busy             = tt[AIJHYBRID_STATS_DIAG] + tt[AIJHYBRID_STATS_OFFD] + tt[AIJHYBRID_STATS_COMM];
