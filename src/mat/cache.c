@@ -125,13 +125,13 @@ static PetscErrorCode RowPartBuildBounds(AIJHybridRowPart *p, PetscInt n, const 
   if (params->task_share >= 0 && T > 1) {
     PetscInt r0 = 0;
 
-    if (n > 0) PetscCall(AIJHybridPartitionLead(&cost, T, params->task_share, &r0));
+    if (n > 0) PetscCall(AIJHybridPartitionTaskShare(&cost, T, params->task_share, &r0));
     p->bounds[0] = 0;
     PetscCall(PartitionRange(n - r0, rowptr + r0, T - 1, params, p->bounds + 1, &p->sweeps));
     for (PetscInt t = 1; t <= T; t++) p->bounds[t] += r0;
   } else PetscCall(PartitionRange(n, rowptr, T, params, p->bounds, &p->sweeps));
   /* imbalance is always reported in nonzeros + row cost, the quantity the kernel streams; with a
-     lead part, over the parts 1..T-1 (part 0 is smaller by design) */
+     task share part, over the parts 1..T-1 (part 0 is smaller by design) */
   if (n > 0 && params->task_share >= 0 && T > 1) {
     const PetscInt r0 = p->bounds[1];
     PetscInt      *rel;

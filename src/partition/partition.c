@@ -81,13 +81,13 @@ PetscErrorCode AIJHybridPartitionGreedy(const AIJHybridCost *cost, PetscInt T, P
 }
 
 /*
-  AIJHybridPartitionLead - the leading rows [0, r0) whose cost is closest to share times an equal
+  AIJHybridPartitionTaskShare - the leading rows [0, r0) whose cost is closest to share times an equal
   part (total / T), share in [0, 1]: the rows of a thread that first has other work (task mode's
   thread 0 drives the halo exchange, then multiplies these rows). Ties go to the smaller r0;
   share 0 gives r0 = 0; when n >= T, r0 <= n - (T - 1) so that the other T - 1 parts can each
   have a row.
 */
-PetscErrorCode AIJHybridPartitionLead(const AIJHybridCost *cost, PetscInt T, PetscReal share, PetscInt *r0)
+PetscErrorCode AIJHybridPartitionTaskShare(const AIJHybridCost *cost, PetscInt T, PetscReal share, PetscInt *r0)
 {
   PetscFunctionBegin;
   PetscCheck(T >= 1 && share >= 0.0 && share <= 1.0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Lead share %g must be in [0, 1] and parts %" PetscInt_FMT " >= 1", (double)share, T);

@@ -30,7 +30,7 @@ PETSC_INTERN PetscErrorCode AIJHybridPartitionRows(PetscInt, PetscInt, PetscInt[
 PETSC_INTERN PetscErrorCode AIJHybridPartitionGreedy(const AIJHybridCost *, PetscInt, PetscInt[]);
 PETSC_INTERN PetscErrorCode AIJHybridPartitionDiffusion(const AIJHybridCost *, PetscInt, PetscReal, PetscInt, PetscInt[], PetscInt *);
 PETSC_INTERN PetscErrorCode AIJHybridPartitionOptimal(const AIJHybridCost *, PetscInt, PetscInt[]);
-PETSC_INTERN PetscErrorCode AIJHybridPartitionLead(const AIJHybridCost *, PetscInt, PetscReal, PetscInt *);
+PETSC_INTERN PetscErrorCode AIJHybridPartitionTaskShare(const AIJHybridCost *, PetscInt, PetscReal, PetscInt *);
 PETSC_INTERN PetscErrorCode AIJHybridPartitionImbalance(const AIJHybridCost *, PetscInt, const PetscInt[], PetscReal *);
 PETSC_INTERN PetscErrorCode AIJHybridPartitionBottleneck(const AIJHybridCost *, PetscInt, const PetscInt[], PetscReal *);
 PETSC_INTERN PetscErrorCode AIJHybridPartitionValid(PetscInt, PetscInt, const PetscInt[], PetscBool *);

@@ -288,24 +288,38 @@ static PetscErrorCode PetscSFDuplicate_NodeAware(PetscSF sf, PetscSFDuplicateOpt
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode PetscSFBcastBegin_NodeAware(PetscSF sf, MPI_Datatype unit, PetscMemType rootmtype, const void *rootdata, PetscMemType leafmtype, void *leafdata, MPI_Op op)
+/*
+  The node-aware begin of a broadcast or reduction (dir) when its unit, op and memory allow it;
+  otherwise *fallback, and the caller begins basic's, which FallbackPush() then records
+*/
+static PetscErrorCode NodeAwareBegin(PetscSF sf, PetscInt dir, MPI_Datatype unit, PetscMemType rootmtype, const void *rootdata, PetscMemType leafmtype, const void *leafdata, MPI_Op op, PetscBool *fallback)
 {
   PetscSF_NodeAware *na = (PetscSF_NodeAware *)sf->data;
   NAUnit             u;
   NAOp               nop;
-  PetscBool          ok = PETSC_FALSE;
+  PetscBool          ok  = PETSC_FALSE;
   PetscInt           why = NA_WHY_DEVICE;
 
   PetscFunctionBegin;
   PetscCall(CheckNotInFlight(sf, unit, rootdata, leafdata));
   if (!na->inuse && !na->nfb) PetscCall(EnsureBuilt(sf));
-  if (PetscMemTypeHost(rootmtype) && PetscMemTypeHost(leafmtype)) PetscCall(Decode(sf, NA_BCAST, unit, op, &u, &nop, &ok, &why));
+  if (PetscMemTypeHost(rootmtype) && PetscMemTypeHost(leafmtype)) PetscCall(Decode(sf, dir, unit, op, &u, &nop, &ok, &why));
+  *fallback = (PetscBool)!ok;
   if (ok) {
-    PetscCall(PetscSFNodeAwareBegin_Private(sf, NA_BCAST, unit, u, nop, rootdata, leafdata));
+    PetscCall(PetscSFNodeAwareBegin_Private(sf, dir, unit, u, nop, rootdata, leafdata));
     na->ops_nodeaware++;
-  }
-  else {
-    PetscCall(SayWhy(sf, why));
+  } else PetscCall(SayWhy(sf, why));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PetscSFBcastBegin_NodeAware(PetscSF sf, MPI_Datatype unit, PetscMemType rootmtype, const void *rootdata, PetscMemType leafmtype, void *leafdata, MPI_Op op)
+{
+  PetscSF_NodeAware *na = (PetscSF_NodeAware *)sf->data;
+  PetscBool          fallback = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCall(NodeAwareBegin(sf, NA_BCAST, unit, rootmtype, rootdata, leafmtype, leafdata, op, &fallback));
+  if (fallback) {
     PetscCall(PetscSFBcastWithMemTypeBegin(na->basic, unit, rootmtype, rootdata, leafmtype, leafdata, op));
     PetscCall(FallbackPush(sf, NA_BCAST, unit, rootdata, leafdata));
   }
@@ -316,7 +330,7 @@ static PetscErrorCode PetscSFBcastEnd_NodeAware(PetscSF sf, MPI_Datatype unit, c
 {
   PetscSF_NodeAware *na = (PetscSF_NodeAware *)sf->data;
   NALink             link;
-  PetscBool          fallback;
+  PetscBool          fallback = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(FindInFlight(sf, NA_BCAST, unit, rootdata, leafdata, &link, &fallback));
@@ -328,21 +342,11 @@ static PetscErrorCode PetscSFBcastEnd_NodeAware(PetscSF sf, MPI_Datatype unit, c
 static PetscErrorCode PetscSFReduceBegin_NodeAware(PetscSF sf, MPI_Datatype unit, PetscMemType leafmtype, const void *leafdata, PetscMemType rootmtype, void *rootdata, MPI_Op op)
 {
   PetscSF_NodeAware *na = (PetscSF_NodeAware *)sf->data;
-  NAUnit             u;
-  NAOp               nop;
-  PetscBool          ok = PETSC_FALSE;
-  PetscInt           why = NA_WHY_DEVICE;
+  PetscBool          fallback = PETSC_FALSE;
 
   PetscFunctionBegin;
-  PetscCall(CheckNotInFlight(sf, unit, rootdata, leafdata));
-  if (!na->inuse && !na->nfb) PetscCall(EnsureBuilt(sf));
-  if (PetscMemTypeHost(rootmtype) && PetscMemTypeHost(leafmtype)) PetscCall(Decode(sf, NA_REDUCE, unit, op, &u, &nop, &ok, &why));
-  if (ok) {
-    PetscCall(PetscSFNodeAwareBegin_Private(sf, NA_REDUCE, unit, u, nop, rootdata, leafdata));
-    na->ops_nodeaware++;
-  }
-  else {
-    PetscCall(SayWhy(sf, why));
+  PetscCall(NodeAwareBegin(sf, NA_REDUCE, unit, rootmtype, rootdata, leafmtype, leafdata, op, &fallback));
+  if (fallback) {
     PetscCall(PetscSFReduceWithMemTypeBegin(na->basic, unit, leafmtype, leafdata, rootmtype, rootdata, op));
     PetscCall(FallbackPush(sf, NA_REDUCE, unit, rootdata, leafdata));
   }
@@ -353,7 +357,7 @@ static PetscErrorCode PetscSFReduceEnd_NodeAware(PetscSF sf, MPI_Datatype unit, 
 {
   PetscSF_NodeAware *na = (PetscSF_NodeAware *)sf->data;
   NALink             link;
-  PetscBool          fallback;
+  PetscBool          fallback = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(FindInFlight(sf, NA_REDUCE, unit, rootdata, leafdata, &link, &fallback));
@@ -379,7 +383,7 @@ static PetscErrorCode PetscSFFetchAndOpEnd_NodeAware(PetscSF sf, MPI_Datatype un
 {
   PetscSF_NodeAware *na = (PetscSF_NodeAware *)sf->data;
   NALink             link;
-  PetscBool          fallback;
+  PetscBool          fallback = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(FindInFlight(sf, 2, unit, rootdata, leafdata, &link, &fallback));

@@ -9,7 +9,7 @@
      - diffusion is never worse than its greedy start;
      - greedy is within one row's cost of the ideal max(total/T) bound;
      - rows gives equal row counts;
-     - the lead part (task mode's thread 0) is the leading rows whose cost is nearest to the share
+     - the task share part (task mode's thread 0) is the leading rows whose cost is nearest to the share
        of an equal part (checked against a scan of every r0), empty for share 0, and leaves every
        other thread a row when rows >= threads.
    Prints "N passed, N failed" and exits non-zero on any failure.
@@ -148,7 +148,7 @@ int main(int argc, char **argv)
     PetscCall(PetscFree(rowptr));
   }
 
-  /* the lead part of task mode's thread 0 */
+  /* the part of task mode's thread 0 (its task share) */
   for (int trial = 0; trial < 300; trial++) {
     const Profile   p     = (Profile)(trial % NPROFILES);
     const PetscInt  n     = 1 + (PetscInt)((trial % 2 ? 40 : 3000) * Uniform());
@@ -164,7 +164,7 @@ int main(int argc, char **argv)
     cost.rowptr = rowptr;
     cost.c      = trial % 3 ? 2.0 : 0.0;
     target      = share * AIJHybridCostRange(&cost, 0, n) / T;
-    PetscCall(AIJHybridPartitionLead(&cost, T, share, &r0));
+    PetscCall(AIJHybridPartitionTaskShare(&cost, T, share, &r0));
     for (PetscInt r = 0; r <= n; r++) { /* nearest, ties to the smaller r */
       const PetscReal d = PetscAbsReal(AIJHybridCostRange(&cost, 0, r) - target);
       if (d < bestd) {
@@ -173,10 +173,10 @@ int main(int argc, char **argv)
       }
     }
     if (n >= T) best = PetscMin(best, n - (T - 1));
-    CHECK(r0 >= 0 && r0 <= n, "lead: r0 %" PetscInt_FMT " outside [0, %" PetscInt_FMT "]", r0, n);
-    CHECK(PetscAbsReal(AIJHybridCostRange(&cost, 0, r0) - target) <= PetscAbsReal(AIJHybridCostRange(&cost, 0, best) - target) + 1e-9, "lead: r0 %" PetscInt_FMT " not nearest (%" PetscInt_FMT ") to %g (n=%" PetscInt_FMT " T=%" PetscInt_FMT " share %g %s)", r0, best, (double)target, n, T, (double)share, profile_names[p]);
-    if (share == 0.0) CHECK(r0 == 0, "lead: share 0 gives %" PetscInt_FMT " rows", r0);
-    if (n >= T) CHECK(n - r0 >= T - 1, "lead: %" PetscInt_FMT " rows left for %" PetscInt_FMT " threads", n - r0, T - 1);
+    CHECK(r0 >= 0 && r0 <= n, "task share: r0 %" PetscInt_FMT " outside [0, %" PetscInt_FMT "]", r0, n);
+    CHECK(PetscAbsReal(AIJHybridCostRange(&cost, 0, r0) - target) <= PetscAbsReal(AIJHybridCostRange(&cost, 0, best) - target) + 1e-9, "task share: r0 %" PetscInt_FMT " not nearest (%" PetscInt_FMT ") to %g (n=%" PetscInt_FMT " T=%" PetscInt_FMT " share %g %s)", r0, best, (double)target, n, T, (double)share, profile_names[p]);
+    if (share == 0.0) CHECK(r0 == 0, "task share: share 0 gives %" PetscInt_FMT " rows", r0);
+    if (n >= T) CHECK(n - r0 >= T - 1, "task share: %" PetscInt_FMT " rows left for %" PetscInt_FMT " threads", n - r0, T - 1);
     PetscCall(PetscFree(rowptr));
   }
 
