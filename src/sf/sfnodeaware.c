@@ -288,24 +288,36 @@ static PetscErrorCode PetscSFDuplicate_NodeAware(PetscSF sf, PetscSFDuplicateOpt
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode PetscSFBcastBegin_NodeAware(PetscSF sf, MPI_Datatype unit, PetscMemType rootmtype, const void *rootdata, PetscMemType leafmtype, void *leafdata, MPI_Op op)
+/* what every begin does first: the in-flight check, a build if none is in flight, and the node-aware
+   begin when (unit, op) has one; *basic: the caller begins it on the basic SF (then FallbackPush()) */
+static PetscErrorCode BeginNodeAware(PetscSF sf, PetscInt dir, MPI_Datatype unit, PetscMemType rootmtype, const void *rootdata, PetscMemType leafmtype, const void *leafdata, MPI_Op op, PetscBool *basic)
 {
   PetscSF_NodeAware *na = (PetscSF_NodeAware *)sf->data;
   NAUnit             u;
   NAOp               nop;
-  PetscBool          ok = PETSC_FALSE;
+  PetscBool          ok  = PETSC_FALSE;
   PetscInt           why = NA_WHY_DEVICE;
 
   PetscFunctionBegin;
   PetscCall(CheckNotInFlight(sf, unit, rootdata, leafdata));
   if (!na->inuse && !na->nfb) PetscCall(EnsureBuilt(sf));
-  if (PetscMemTypeHost(rootmtype) && PetscMemTypeHost(leafmtype)) PetscCall(Decode(sf, NA_BCAST, unit, op, &u, &nop, &ok, &why));
+  if (PetscMemTypeHost(rootmtype) && PetscMemTypeHost(leafmtype)) PetscCall(Decode(sf, dir, unit, op, &u, &nop, &ok, &why));
+  *basic = (PetscBool)!ok;
   if (ok) {
-    PetscCall(PetscSFNodeAwareBegin_Private(sf, NA_BCAST, unit, u, nop, rootdata, leafdata));
+    PetscCall(PetscSFNodeAwareBegin_Private(sf, dir, unit, u, nop, rootdata, leafdata));
     na->ops_nodeaware++;
-  }
-  else {
-    PetscCall(SayWhy(sf, why));
+  } else PetscCall(SayWhy(sf, why));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PetscSFBcastBegin_NodeAware(PetscSF sf, MPI_Datatype unit, PetscMemType rootmtype, const void *rootdata, PetscMemType leafmtype, void *leafdata, MPI_Op op)
+{
+  PetscSF_NodeAware *na = (PetscSF_NodeAware *)sf->data;
+  PetscBool          basic = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCall(BeginNodeAware(sf, NA_BCAST, unit, rootmtype, rootdata, leafmtype, leafdata, op, &basic));
+  if (basic) {
     PetscCall(PetscSFBcastWithMemTypeBegin(na->basic, unit, rootmtype, rootdata, leafmtype, leafdata, op));
     PetscCall(FallbackPush(sf, NA_BCAST, unit, rootdata, leafdata));
   }
@@ -328,21 +340,11 @@ static PetscErrorCode PetscSFBcastEnd_NodeAware(PetscSF sf, MPI_Datatype unit, c
 static PetscErrorCode PetscSFReduceBegin_NodeAware(PetscSF sf, MPI_Datatype unit, PetscMemType leafmtype, const void *leafdata, PetscMemType rootmtype, void *rootdata, MPI_Op op)
 {
   PetscSF_NodeAware *na = (PetscSF_NodeAware *)sf->data;
-  NAUnit             u;
-  NAOp               nop;
-  PetscBool          ok = PETSC_FALSE;
-  PetscInt           why = NA_WHY_DEVICE;
+  PetscBool          basic = PETSC_FALSE;
 
   PetscFunctionBegin;
-  PetscCall(CheckNotInFlight(sf, unit, rootdata, leafdata));
-  if (!na->inuse && !na->nfb) PetscCall(EnsureBuilt(sf));
-  if (PetscMemTypeHost(rootmtype) && PetscMemTypeHost(leafmtype)) PetscCall(Decode(sf, NA_REDUCE, unit, op, &u, &nop, &ok, &why));
-  if (ok) {
-    PetscCall(PetscSFNodeAwareBegin_Private(sf, NA_REDUCE, unit, u, nop, rootdata, leafdata));
-    na->ops_nodeaware++;
-  }
-  else {
-    PetscCall(SayWhy(sf, why));
+  PetscCall(BeginNodeAware(sf, NA_REDUCE, unit, rootmtype, rootdata, leafmtype, leafdata, op, &basic));
+  if (basic) {
     PetscCall(PetscSFReduceWithMemTypeBegin(na->basic, unit, leafmtype, leafdata, rootmtype, rootdata, op));
     PetscCall(FallbackPush(sf, NA_REDUCE, unit, rootdata, leafdata));
   }
@@ -371,7 +373,7 @@ static PetscErrorCode PetscSFFetchAndOpBegin_NodeAware(PetscSF sf, MPI_Datatype 
   if (!na->inuse && !na->nfb) PetscCall(EnsureBuilt(sf));
   PetscCall(SayWhy(sf, NA_WHY_FETCH));
   PetscCall(PetscSFFetchAndOpWithMemTypeBegin(na->basic, unit, rootmtype, rootdata, leafmtype, leafdata, leafmtype, leafupdate, op));
-  PetscCall(FallbackPush(sf, 2, unit, rootdata, leafdata));
+  PetscCall(FallbackPush(sf, NA_FETCH, unit, rootdata, leafdata));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -382,7 +384,7 @@ static PetscErrorCode PetscSFFetchAndOpEnd_NodeAware(PetscSF sf, MPI_Datatype un
   PetscBool          fallback;
 
   PetscFunctionBegin;
-  PetscCall(FindInFlight(sf, 2, unit, rootdata, leafdata, &link, &fallback));
+  PetscCall(FindInFlight(sf, NA_FETCH, unit, rootdata, leafdata, &link, &fallback));
   PetscCall(PetscSFFetchAndOpEnd(na->basic, unit, rootdata, leafdata, leafupdate, op));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -41,6 +41,7 @@ typedef struct {
 
 #define NA_BCAST  0
 #define NA_REDUCE 1
+#define NA_FETCH  2 /* fetch-and-op: always on the basic SF */
 
 /* buffers and persistent requests of one operation in flight; reused by later operations of the same direction and unit size */
 typedef struct _n_NALink *NALink;
@@ -64,7 +65,7 @@ struct _n_NALink {
 typedef struct {
   MPI_Datatype unit;
   const void  *rootdata, *leafdata;
-  PetscInt     dir; /* NA_BCAST, NA_REDUCE, or 2 for fetch-and-op */
+  PetscInt     dir; /* NA_BCAST, NA_REDUCE or NA_FETCH */
 } NAFallback;
 
 /* messages of this rank in one operation: [0] on-node, [1] inter-node */
