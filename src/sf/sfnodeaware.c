@@ -400,7 +400,7 @@ static PetscErrorCode PetscSFGetLeafRanks_NodeAware(PetscSF sf, AIJHybridSFRankC
 }
 
 /* this rank's and all ranks' counts (collective) */
-static void CountsOut(const NACounts *c, PetscSFNodeAwareCounts *o)
+static void CountsOut(const AIJHybridNodeCounts *c, PetscSFNodeAwareCounts *o)
 {
   o->on_msgs       = c->msgs[0];
   o->inter_msgs    = c->msgs[1];

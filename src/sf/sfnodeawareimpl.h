@@ -68,12 +68,6 @@ typedef struct {
   PetscInt     dir; /* NA_BCAST, NA_REDUCE or NA_FETCH */
 } NAFallback;
 
-/* messages of this rank in one operation: [0] on-node, [1] inter-node */
-typedef struct {
-  PetscInt msgs[2];
-  PetscInt entries[2];
-} NACounts;
-
 typedef struct {
   PetscInt  node_size; /* requested: 0 for the nodes MPI_COMM_TYPE_SHARED finds, k > 0 emulated nodes of k ranks */
   PetscBool always;    /* the node-aware path even where the plan combines nothing (one node, or one rank per node) */
@@ -93,7 +87,7 @@ typedef struct {
   PetscInt  nrev1, *r1leaf, *r1ghost;             /* reduce: the first leaf of each ghost, copied to its contribution */
   PetscInt  nrev2, *r2leaf, *r2ghost;             /* reduce: further leaves of a ghost, combined in leaf order */
   AIJHybridNodeSchedule sched[2];                 /* NA_BCAST, NA_REDUCE */
-  NACounts  cnt_basic, cnt_fwd, cnt_rev;
+  AIJHybridNodeCounts cnt_basic, cnt_fwd, cnt_rev; /* this rank's messages in one operation of basic, forward, reverse */
 
   NALink      avail, inuse; /* inuse: in the order the operations began */
   NAFallback *fb;           /* operations in flight on the basic SF */

@@ -212,12 +212,8 @@ static PetscErrorCode BuildSchedules(PetscSF sf, const AIJHybridNodeTopo *topo, 
   PetscCall(AIJHybridNodePlanFinish(topo, ranges, rank, nghost, ghosts, &i1, &i2, &i3, &plan));
   PetscCall(AIJHybridNodeScheduleCreate(&plan, rank, PETSC_TRUE, &na->sched[NA_BCAST]));
   PetscCall(AIJHybridNodeScheduleCreate(&plan, rank, PETSC_FALSE, &na->sched[NA_REDUCE]));
-  for (PetscInt w = 0; w < 2; w++) {
-    na->cnt_fwd.msgs[w]    = plan.forward.msgs[w];
-    na->cnt_fwd.entries[w] = plan.forward.entries[w];
-    na->cnt_rev.msgs[w]    = plan.reverse.msgs[w];
-    na->cnt_rev.entries[w] = plan.reverse.entries[w];
-  }
+  na->cnt_fwd = plan.forward;
+  na->cnt_rev = plan.reverse;
   PetscCall(AIJHybridNodePlanDestroy(&plan));
   PetscCall(AIJHybridNodeMsgsDestroy(&o1));
   PetscCall(AIJHybridNodeMsgsDestroy(&i1));
@@ -489,9 +485,9 @@ PetscErrorCode PetscSFNodeAwareFree_Private(PetscSF sf)
   PetscCall(PetscFree2(na->fleaf, na->forig));
   PetscCall(PetscFree4(na->r1leaf, na->r1ghost, na->r2leaf, na->r2ghost));
   PetscCall(PetscSFDestroy(&na->basic));
-  PetscCall(PetscMemzero(&na->cnt_basic, sizeof(NACounts)));
-  PetscCall(PetscMemzero(&na->cnt_fwd, sizeof(NACounts)));
-  PetscCall(PetscMemzero(&na->cnt_rev, sizeof(NACounts)));
+  PetscCall(PetscMemzero(&na->cnt_basic, sizeof(AIJHybridNodeCounts)));
+  PetscCall(PetscMemzero(&na->cnt_fwd, sizeof(AIJHybridNodeCounts)));
+  PetscCall(PetscMemzero(&na->cnt_rev, sizeof(AIJHybridNodeCounts)));
   na->nlocal = na->nghost = na->nfwd = na->nrev1 = na->nrev2 = 0;
   na->built                                                 = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
