@@ -116,7 +116,7 @@ $(BUILD)/tests/test_sor: tests/unit/test_sor.c tests/unit/unitcheck.h src/kernel
 	@mkdir -p $(dir $@)
 	@echo "  CC   tests/unit/test_sor.c"
 	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) tests/unit/test_sor.c -o $@ $(LIBPETSC) $(OPENMP)
-$(BUILD)/tests/%: tests/unit/%.c $(LIBNAME) include/petscaijhybrid.h
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/unitcheck.h $(LIBNAME) include/petscaijhybrid.h
 	@mkdir -p $(dir $@)
 	@echo "  CC   $<"
 	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) $< -o $@ $(LINK_AH)

@@ -612,14 +612,25 @@ static PetscErrorCode MatSolve_AIJHybridFactor(Mat F, Vec b, Vec x)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* a threaded solve of kind, compared with PETSc's (petsc or petscadd) under -mat_aijhybrid_factor_check
+   unless y is x (whose values the solve overwrote) */
+static PetscErrorCode FactorSolveChecked(Mat F, SolveKind kind, const char *what, AIJHybridSolveFn petsc, AIJHybridSolveAddFn petscadd, Vec b, Vec y, Vec x)
+{
+  Mat_AIJHybridFactor *ctx = (Mat_AIJHybridFactor *)F->spptr;
+
+  PetscFunctionBegin;
+  PetscCall(FactorSolveRun(F, kind, b, y, x));
+  if (ctx->check && y != x) PetscCall(FactorCheck(F, ctx, what, petsc, petscadd, b, y, x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatSolveTranspose_AIJHybridFactor(Mat F, Vec b, Vec x)
 {
   Mat_AIJHybridFactor *ctx = (Mat_AIJHybridFactor *)F->spptr;
 
   PetscFunctionBegin;
   /* ICC: PETSc's transposed solve is its solve (the factor is symmetric) */
-  PetscCall(FactorSolveRun(F, ctx->ftype == MAT_FACTOR_ILU ? SOLVE_ILU_T : SOLVE_ICC, b, NULL, x));
-  if (ctx->check) PetscCall(FactorCheck(F, ctx, "MatSolveTranspose", ctx->solvetranspose, NULL, b, NULL, x));
+  PetscCall(FactorSolveChecked(F, ctx->ftype == MAT_FACTOR_ILU ? SOLVE_ILU_T : SOLVE_ICC, "MatSolveTranspose", ctx->solvetranspose, NULL, b, NULL, x));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -628,8 +639,7 @@ static PetscErrorCode MatSolveAdd_AIJHybridFactor(Mat F, Vec b, Vec y, Vec x)
   Mat_AIJHybridFactor *ctx = (Mat_AIJHybridFactor *)F->spptr;
 
   PetscFunctionBegin;
-  PetscCall(FactorSolveRun(F, SOLVE_ILU_ADD, b, y, x));
-  if (ctx->check && y != x) PetscCall(FactorCheck(F, ctx, "MatSolveAdd", NULL, ctx->solveadd, b, y, x));
+  PetscCall(FactorSolveChecked(F, SOLVE_ILU_ADD, "MatSolveAdd", NULL, ctx->solveadd, b, y, x));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -638,8 +648,7 @@ static PetscErrorCode MatSolveTransposeAdd_AIJHybridFactor(Mat F, Vec b, Vec y, 
   Mat_AIJHybridFactor *ctx = (Mat_AIJHybridFactor *)F->spptr;
 
   PetscFunctionBegin;
-  PetscCall(FactorSolveRun(F, SOLVE_ILU_T, b, y, x));
-  if (ctx->check && y != x) PetscCall(FactorCheck(F, ctx, "MatSolveTransposeAdd", NULL, ctx->solvetransposeadd, b, y, x));
+  PetscCall(FactorSolveChecked(F, SOLVE_ILU_T, "MatSolveTransposeAdd", NULL, ctx->solvetransposeadd, b, y, x));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

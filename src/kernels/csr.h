@@ -7,8 +7,7 @@
 
    Software prefetch (-mat_aijhybrid_prefetch, src/mat/tune.c; pd > 0): before each row the
    forward kernels ask for the cache lines of the values and column indices up to pd nonzeros past
-   the row's end, each line once, into all cache levels (the non-temporal hint was no better, and
-   worse where irregular x accesses evict L1 before the line is used). It changes no arithmetic.
+   the row's end, each line once, into all cache levels. It changes no arithmetic.
 */
 #ifndef AIJHYBRID_KERNELS_CSR_H
 #define AIJHYBRID_KERNELS_CSR_H
@@ -52,8 +51,7 @@ static inline void AIJHybridPrefetchTo(AIJHybridPrefetch *p, PetscInt upto, cons
 }
 
 /* y[i] = z[i] + A(i,:) x for i in [rs, re) (z NULL: y[i] = A(i,:) x); z may be y. pd: prefetch
-   distance in nonzeros, 0 for none (the tests on z and pd are once per row, outside the nonzero
-   loop: with pd = 0 this ran as fast as the plain loop, measured on the 7- and 27-point matrices) */
+   distance in nonzeros, 0 for none (the tests on z and pd are once per row, outside the nonzero loop) */
 static inline void AIJHybridKernelMultAdd(PetscInt rs, PetscInt re, const PetscInt *PETSC_RESTRICT ai, const PetscInt *PETSC_RESTRICT aj, const PetscScalar *PETSC_RESTRICT aa, const PetscScalar *PETSC_RESTRICT x, const PetscScalar *z, PetscScalar *y, PetscInt pd)
 {
   AIJHybridPrefetch p = {0, 0, 0};

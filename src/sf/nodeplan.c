@@ -607,28 +607,46 @@ static PetscErrorCode FinishF2(Finish *F, AIJHybridNodePlan *plan)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the messages of F3, and reversed of R3, as a receiver t: one per requester of my node with via
+   entries (in1 order), of that many entries */
+static PetscInt ViaRequesters(const Finish *F, PetscMPIInt peer[], PetscInt len[])
+{
+  PetscInt n = 0;
+
+  for (PetscInt i = 0; i < F->in1->n; i++) {
+    const PetscInt l = ViaCount(F->in1, i);
+    if (l) {
+      peer[n]  = F->in1->peer[i];
+      len[n++] = l;
+    }
+  }
+  return n;
+}
+
+/* the messages of F3, and reversed of R3, as a requester: one per receiver t I asked (req is sorted
+   by d), of my ghosts it relays */
+static PetscInt MyReceivers(const Finish *F, PetscMPIInt peer[], PetscInt len[])
+{
+  PetscInt n = 0;
+
+  for (PetscInt j = 0; j < F->nghost; j++) {
+    if (F->req[j].key < 0) continue;
+    if (!n || peer[n - 1] != F->req[j].d) {
+      peer[n]  = F->req[j].d;
+      len[n++] = 0;
+    }
+    len[n - 1]++;
+  }
+  return n;
+}
+
 /* F3: as a receiver t, each requester of my node gets its via entries; I receive mine from my receivers t */
 static PetscErrorCode FinishF3(Finish *F, AIJHybridNodePlan *plan)
 {
   AIJHybridNodePhase *ph = &plan->fwd[2];
-  PetscInt            n = 0, m = 0;
+  const PetscInt      n = ViaRequesters(F, F->dest, F->len), m = MyReceivers(F, F->src, F->rlen);
 
   PetscFunctionBegin;
-  for (PetscInt i = 0; i < F->in1->n; i++) {
-    const PetscInt l = ViaCount(F->in1, i);
-    if (l) {
-      F->dest[n]  = F->in1->peer[i];
-      F->len[n++] = l;
-    }
-  }
-  for (PetscInt j = 0; j < F->nghost; j++) {
-    if (F->req[j].key < 0) continue;
-    if (!m || F->src[m - 1] != F->req[j].d) {
-      F->src[m]    = F->req[j].d;
-      F->rlen[m++] = 0;
-    }
-    F->rlen[m - 1]++;
-  }
   PetscCall(PhaseAlloc(ph, n, F->dest, F->len, m, F->src, F->rlen, F->nF1 + F->nF2));
   F->nF3 = ph->roff[m] - F->nF1 - F->nF2;
   PetscCall(PetscArraycpy(ph->sidx, F->upos_by_c, F->nvia));
@@ -642,24 +660,9 @@ static PetscErrorCode FinishF3(Finish *F, AIJHybridNodePlan *plan)
 static PetscErrorCode FinishR3(Finish *F, AIJHybridNodePlan *plan)
 {
   AIJHybridNodePhase *ph = &plan->rev[0];
-  PetscInt            n = 0, m = 0;
+  const PetscInt      n = MyReceivers(F, F->dest, F->len), m = ViaRequesters(F, F->src, F->rlen);
 
   PetscFunctionBegin;
-  for (PetscInt j = 0; j < F->nghost; j++) {
-    if (F->req[j].key < 0) continue;
-    if (!n || F->dest[n - 1] != F->req[j].d) {
-      F->dest[n]  = F->req[j].d;
-      F->len[n++] = 0;
-    }
-    F->len[n - 1]++;
-  }
-  for (PetscInt i = 0; i < F->in1->n; i++) {
-    const PetscInt l = ViaCount(F->in1, i);
-    if (l) {
-      F->src[m]    = F->in1->peer[i];
-      F->rlen[m++] = l;
-    }
-  }
   PetscCall(PhaseAlloc(ph, n, F->dest, F->len, m, F->src, F->rlen, F->nghost));
   F->nR3 = ph->roff[m] - F->nghost;
   for (PetscInt j = 0, c = 0; j < F->nghost; j++)

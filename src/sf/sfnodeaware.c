@@ -196,17 +196,17 @@ static PetscErrorCode FallbackPush(PetscSF sf, PetscInt dir, MPI_Datatype unit, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the begun operation this end belongs to: a node-aware link (*link) or one on the basic SF (*fallback) */
-static PetscErrorCode FindInFlight(PetscSF sf, PetscInt dir, MPI_Datatype unit, const void *rootdata, const void *leafdata, NALink *link, PetscBool *fallback)
+/* what every end does: finds the operation begun with these arguments and ends it if node-aware;
+   one on the basic SF is taken off the list and *basic set: the caller ends it there */
+static PetscErrorCode EndNodeAware(PetscSF sf, PetscInt dir, MPI_Datatype unit, const void *rootdata, const void *leafdata, PetscBool *basic)
 {
   PetscSF_NodeAware *na = (PetscSF_NodeAware *)sf->data;
 
   PetscFunctionBegin;
-  *link     = NULL;
-  *fallback = PETSC_FALSE;
+  *basic = PETSC_FALSE;
   for (NALink l = na->inuse; l; l = l->next) { /* oldest first: with no data to tell them apart, ends come in the order of the begins */
     if (l->dir == dir && l->unit == unit && l->rootdata == rootdata && l->leafdata == leafdata) {
-      *link = l;
+      PetscCall(PetscSFNodeAwareEnd_Private(sf, l));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
   }
@@ -214,7 +214,7 @@ static PetscErrorCode FindInFlight(PetscSF sf, PetscInt dir, MPI_Datatype unit, 
     if (na->fb[i].dir == dir && na->fb[i].unit == unit && na->fb[i].rootdata == rootdata && na->fb[i].leafdata == leafdata) {
       for (PetscInt j = i + 1; j < na->nfb; j++) na->fb[j - 1] = na->fb[j];
       na->nfb--;
-      *fallback = PETSC_TRUE;
+      *basic = PETSC_TRUE;
       PetscFunctionReturn(PETSC_SUCCESS);
     }
   }
@@ -288,23 +288,22 @@ static PetscErrorCode PetscSFDuplicate_NodeAware(PetscSF sf, PetscSFDuplicateOpt
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/*
-  The node-aware begin of a broadcast or reduction (dir) when its unit, op and memory allow it;
-  otherwise *fallback, and the caller begins basic's, which FallbackPush() then records
-*/
-static PetscErrorCode NodeAwareBegin(PetscSF sf, PetscInt dir, MPI_Datatype unit, PetscMemType rootmtype, const void *rootdata, PetscMemType leafmtype, const void *leafdata, MPI_Op op, PetscBool *fallback)
+/* what every begin does first: the in-flight check, a build if none is in flight, and the node-aware
+   begin when (unit, op) of dir has one (fetch-and-op never); *basic: the caller begins it on the
+   basic SF (then FallbackPush()) */
+static PetscErrorCode BeginNodeAware(PetscSF sf, PetscInt dir, MPI_Datatype unit, PetscMemType rootmtype, const void *rootdata, PetscMemType leafmtype, const void *leafdata, MPI_Op op, PetscBool *basic)
 {
   PetscSF_NodeAware *na = (PetscSF_NodeAware *)sf->data;
   NAUnit             u;
   NAOp               nop;
   PetscBool          ok  = PETSC_FALSE;
-  PetscInt           why = NA_WHY_DEVICE;
+  PetscInt           why = dir == NA_FETCH ? NA_WHY_FETCH : NA_WHY_DEVICE;
 
   PetscFunctionBegin;
   PetscCall(CheckNotInFlight(sf, unit, rootdata, leafdata));
   if (!na->inuse && !na->nfb) PetscCall(EnsureBuilt(sf));
-  if (PetscMemTypeHost(rootmtype) && PetscMemTypeHost(leafmtype)) PetscCall(Decode(sf, dir, unit, op, &u, &nop, &ok, &why));
-  *fallback = (PetscBool)!ok;
+  if (dir != NA_FETCH && PetscMemTypeHost(rootmtype) && PetscMemTypeHost(leafmtype)) PetscCall(Decode(sf, dir, unit, op, &u, &nop, &ok, &why));
+  *basic = (PetscBool)!ok;
   if (ok) {
     PetscCall(PetscSFNodeAwareBegin_Private(sf, dir, unit, u, nop, rootdata, leafdata));
     na->ops_nodeaware++;
@@ -314,12 +313,12 @@ static PetscErrorCode NodeAwareBegin(PetscSF sf, PetscInt dir, MPI_Datatype unit
 
 static PetscErrorCode PetscSFBcastBegin_NodeAware(PetscSF sf, MPI_Datatype unit, PetscMemType rootmtype, const void *rootdata, PetscMemType leafmtype, void *leafdata, MPI_Op op)
 {
-  PetscSF_NodeAware *na = (PetscSF_NodeAware *)sf->data;
-  PetscBool          fallback = PETSC_FALSE;
+  PetscSF_NodeAware *na    = (PetscSF_NodeAware *)sf->data;
+  PetscBool          basic = PETSC_FALSE;
 
   PetscFunctionBegin;
-  PetscCall(NodeAwareBegin(sf, NA_BCAST, unit, rootmtype, rootdata, leafmtype, leafdata, op, &fallback));
-  if (fallback) {
+  PetscCall(BeginNodeAware(sf, NA_BCAST, unit, rootmtype, rootdata, leafmtype, leafdata, op, &basic));
+  if (basic) {
     PetscCall(PetscSFBcastWithMemTypeBegin(na->basic, unit, rootmtype, rootdata, leafmtype, leafdata, op));
     PetscCall(FallbackPush(sf, NA_BCAST, unit, rootdata, leafdata));
   }
@@ -328,25 +327,23 @@ static PetscErrorCode PetscSFBcastBegin_NodeAware(PetscSF sf, MPI_Datatype unit,
 
 static PetscErrorCode PetscSFBcastEnd_NodeAware(PetscSF sf, MPI_Datatype unit, const void *rootdata, void *leafdata, MPI_Op op)
 {
-  PetscSF_NodeAware *na = (PetscSF_NodeAware *)sf->data;
-  NALink             link;
-  PetscBool          fallback = PETSC_FALSE;
+  PetscSF_NodeAware *na    = (PetscSF_NodeAware *)sf->data;
+  PetscBool          basic = PETSC_FALSE;
 
   PetscFunctionBegin;
-  PetscCall(FindInFlight(sf, NA_BCAST, unit, rootdata, leafdata, &link, &fallback));
-  if (fallback) PetscCall(PetscSFBcastEnd(na->basic, unit, rootdata, leafdata, op));
-  else PetscCall(PetscSFNodeAwareEnd_Private(sf, link));
+  PetscCall(EndNodeAware(sf, NA_BCAST, unit, rootdata, leafdata, &basic));
+  if (basic) PetscCall(PetscSFBcastEnd(na->basic, unit, rootdata, leafdata, op));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode PetscSFReduceBegin_NodeAware(PetscSF sf, MPI_Datatype unit, PetscMemType leafmtype, const void *leafdata, PetscMemType rootmtype, void *rootdata, MPI_Op op)
 {
-  PetscSF_NodeAware *na = (PetscSF_NodeAware *)sf->data;
-  PetscBool          fallback = PETSC_FALSE;
+  PetscSF_NodeAware *na    = (PetscSF_NodeAware *)sf->data;
+  PetscBool          basic = PETSC_FALSE;
 
   PetscFunctionBegin;
-  PetscCall(NodeAwareBegin(sf, NA_REDUCE, unit, rootmtype, rootdata, leafmtype, leafdata, op, &fallback));
-  if (fallback) {
+  PetscCall(BeginNodeAware(sf, NA_REDUCE, unit, rootmtype, rootdata, leafmtype, leafdata, op, &basic));
+  if (basic) {
     PetscCall(PetscSFReduceWithMemTypeBegin(na->basic, unit, leafmtype, leafdata, rootmtype, rootdata, op));
     PetscCall(FallbackPush(sf, NA_REDUCE, unit, rootdata, leafdata));
   }
@@ -355,38 +352,34 @@ static PetscErrorCode PetscSFReduceBegin_NodeAware(PetscSF sf, MPI_Datatype unit
 
 static PetscErrorCode PetscSFReduceEnd_NodeAware(PetscSF sf, MPI_Datatype unit, const void *leafdata, void *rootdata, MPI_Op op)
 {
-  PetscSF_NodeAware *na = (PetscSF_NodeAware *)sf->data;
-  NALink             link;
-  PetscBool          fallback = PETSC_FALSE;
+  PetscSF_NodeAware *na    = (PetscSF_NodeAware *)sf->data;
+  PetscBool          basic = PETSC_FALSE;
 
   PetscFunctionBegin;
-  PetscCall(FindInFlight(sf, NA_REDUCE, unit, rootdata, leafdata, &link, &fallback));
-  if (fallback) PetscCall(PetscSFReduceEnd(na->basic, unit, leafdata, rootdata, op));
-  else PetscCall(PetscSFNodeAwareEnd_Private(sf, link));
+  PetscCall(EndNodeAware(sf, NA_REDUCE, unit, rootdata, leafdata, &basic));
+  if (basic) PetscCall(PetscSFReduceEnd(na->basic, unit, leafdata, rootdata, op));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode PetscSFFetchAndOpBegin_NodeAware(PetscSF sf, MPI_Datatype unit, PetscMemType rootmtype, void *rootdata, PetscMemType leafmtype, const void *leafdata, void *leafupdate, MPI_Op op)
 {
-  PetscSF_NodeAware *na = (PetscSF_NodeAware *)sf->data;
+  PetscSF_NodeAware *na    = (PetscSF_NodeAware *)sf->data;
+  PetscBool          basic = PETSC_FALSE;
 
   PetscFunctionBegin;
-  PetscCall(CheckNotInFlight(sf, unit, rootdata, leafdata));
-  if (!na->inuse && !na->nfb) PetscCall(EnsureBuilt(sf));
-  PetscCall(SayWhy(sf, NA_WHY_FETCH));
+  PetscCall(BeginNodeAware(sf, NA_FETCH, unit, rootmtype, rootdata, leafmtype, leafdata, op, &basic)); /* always on basic */
   PetscCall(PetscSFFetchAndOpWithMemTypeBegin(na->basic, unit, rootmtype, rootdata, leafmtype, leafdata, leafmtype, leafupdate, op));
-  PetscCall(FallbackPush(sf, 2, unit, rootdata, leafdata));
+  PetscCall(FallbackPush(sf, NA_FETCH, unit, rootdata, leafdata));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode PetscSFFetchAndOpEnd_NodeAware(PetscSF sf, MPI_Datatype unit, void *rootdata, const void *leafdata, void *leafupdate, MPI_Op op)
 {
-  PetscSF_NodeAware *na = (PetscSF_NodeAware *)sf->data;
-  NALink             link;
-  PetscBool          fallback = PETSC_FALSE;
+  PetscSF_NodeAware *na    = (PetscSF_NodeAware *)sf->data;
+  PetscBool          basic = PETSC_FALSE;
 
   PetscFunctionBegin;
-  PetscCall(FindInFlight(sf, 2, unit, rootdata, leafdata, &link, &fallback));
+  PetscCall(EndNodeAware(sf, NA_FETCH, unit, rootdata, leafdata, &basic)); /* always on basic */
   PetscCall(PetscSFFetchAndOpEnd(na->basic, unit, rootdata, leafdata, leafupdate, op));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -402,7 +395,7 @@ static PetscErrorCode PetscSFGetLeafRanks_NodeAware(PetscSF sf, AIJHybridSFRankC
 }
 
 /* this rank's and all ranks' counts (collective) */
-static void CountsOut(const NACounts *c, PetscSFNodeAwareCounts *o)
+static void CountsOut(const AIJHybridNodeCounts *c, PetscSFNodeAwareCounts *o)
 {
   o->on_msgs       = c->msgs[0];
   o->inter_msgs    = c->msgs[1];

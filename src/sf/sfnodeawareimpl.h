@@ -41,6 +41,7 @@ typedef struct {
 
 #define NA_BCAST  0
 #define NA_REDUCE 1
+#define NA_FETCH  2 /* fetch-and-op: always on the basic SF */
 
 /* buffers and persistent requests of one operation in flight; reused by later operations of the same direction and unit size */
 typedef struct _n_NALink *NALink;
@@ -64,14 +65,8 @@ struct _n_NALink {
 typedef struct {
   MPI_Datatype unit;
   const void  *rootdata, *leafdata;
-  PetscInt     dir; /* NA_BCAST, NA_REDUCE, or 2 for fetch-and-op */
+  PetscInt     dir; /* NA_BCAST, NA_REDUCE or NA_FETCH */
 } NAFallback;
-
-/* messages of this rank in one operation: [0] on-node, [1] inter-node */
-typedef struct {
-  PetscInt msgs[2];
-  PetscInt entries[2];
-} NACounts;
 
 typedef struct {
   PetscInt  node_size; /* requested: 0 for the nodes MPI_COMM_TYPE_SHARED finds, k > 0 emulated nodes of k ranks */
@@ -92,7 +87,7 @@ typedef struct {
   PetscInt  nrev1, *r1leaf, *r1ghost;             /* reduce: the first leaf of each ghost, copied to its contribution */
   PetscInt  nrev2, *r2leaf, *r2ghost;             /* reduce: further leaves of a ghost, combined in leaf order */
   AIJHybridNodeSchedule sched[2];                 /* NA_BCAST, NA_REDUCE */
-  NACounts  cnt_basic, cnt_fwd, cnt_rev;
+  AIJHybridNodeCounts cnt_basic, cnt_fwd, cnt_rev; /* this rank's messages in one operation of basic, forward, reverse */
 
   NALink      avail, inuse; /* inuse: in the order the operations began */
   NAFallback *fb;           /* operations in flight on the basic SF */

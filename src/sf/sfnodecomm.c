@@ -66,7 +66,7 @@ NA_KERNEL(Copy_Complex, PetscComplex, d[k] = s[k])
 NA_KERNEL(Sum_Complex, PetscComplex, d[k] += s[k])
 #endif
 
-/* the kernel of a (unit, op) the caller has accepted (PetscSFNodeAwareDecode_Private() in sfnodeaware.c) */
+/* the kernel of a (unit, op) the caller has accepted (Decode() in sfnodeaware.c) */
 static NAKernel Kernel(NAUnit u, NAOp op, PetscInt *bs)
 {
   *bs = u.bs;
@@ -212,12 +212,8 @@ static PetscErrorCode BuildSchedules(PetscSF sf, const AIJHybridNodeTopo *topo, 
   PetscCall(AIJHybridNodePlanFinish(topo, ranges, rank, nghost, ghosts, &i1, &i2, &i3, &plan));
   PetscCall(AIJHybridNodeScheduleCreate(&plan, rank, PETSC_TRUE, &na->sched[NA_BCAST]));
   PetscCall(AIJHybridNodeScheduleCreate(&plan, rank, PETSC_FALSE, &na->sched[NA_REDUCE]));
-  for (PetscInt w = 0; w < 2; w++) {
-    na->cnt_fwd.msgs[w]    = plan.forward.msgs[w];
-    na->cnt_fwd.entries[w] = plan.forward.entries[w];
-    na->cnt_rev.msgs[w]    = plan.reverse.msgs[w];
-    na->cnt_rev.entries[w] = plan.reverse.entries[w];
-  }
+  na->cnt_fwd = plan.forward;
+  na->cnt_rev = plan.reverse;
   PetscCall(AIJHybridNodePlanDestroy(&plan));
   PetscCall(AIJHybridNodeMsgsDestroy(&o1));
   PetscCall(AIJHybridNodeMsgsDestroy(&i1));
@@ -489,9 +485,9 @@ PetscErrorCode PetscSFNodeAwareFree_Private(PetscSF sf)
   PetscCall(PetscFree2(na->fleaf, na->forig));
   PetscCall(PetscFree4(na->r1leaf, na->r1ghost, na->r2leaf, na->r2ghost));
   PetscCall(PetscSFDestroy(&na->basic));
-  PetscCall(PetscMemzero(&na->cnt_basic, sizeof(NACounts)));
-  PetscCall(PetscMemzero(&na->cnt_fwd, sizeof(NACounts)));
-  PetscCall(PetscMemzero(&na->cnt_rev, sizeof(NACounts)));
+  PetscCall(PetscMemzero(&na->cnt_basic, sizeof(AIJHybridNodeCounts)));
+  PetscCall(PetscMemzero(&na->cnt_fwd, sizeof(AIJHybridNodeCounts)));
+  PetscCall(PetscMemzero(&na->cnt_rev, sizeof(AIJHybridNodeCounts)));
   na->nlocal = na->nghost = na->nfwd = na->nrev1 = na->nrev2 = 0;
   na->built                                                 = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -504,6 +500,24 @@ PetscErrorCode PetscSFNodeAwareFree_Private(PetscSF sf)
 static inline const void *Source(NALink link)
 {
   return link->dir == NA_BCAST ? link->rootdata : (const void *)link->cbuf;
+}
+
+/* step st's send buffer: the entries of its origins, filter as Apply()'s (R: the receive buffer) */
+static inline void Pack(NALink link, const AIJHybridNodeStep *st, const void *R, PetscInt filter)
+{
+  Apply(link->u, NA_OP_REPLACE, st->soff[st->nsend] - st->soff[0], NULL, link->sbuf + (size_t)st->soff[0] * link->unitbytes, st->sorig, Source(link), R, filter);
+}
+
+/* start the sends of step q (st), its buffer packed */
+static PetscErrorCode StartSends(NALink link, const AIJHybridNodeStep *st, PetscInt q)
+{
+  PetscMPIInt cnt;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMPIIntCast(st->soff[st->nsend] - st->soff[0], &cnt));
+  if (link->nsreq[q]) PetscCallMPI(MPI_Startall_isend(cnt, link->mpiunit, link->nsreq[q], link->sreq[q]));
+  link->started[q] = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode PetscSFNodeAwareBegin_Private(PetscSF sf, PetscInt dir, MPI_Datatype unit, NAUnit u, NAOp op, const void *rootdata, const void *leafdata)
@@ -543,13 +557,8 @@ PetscErrorCode PetscSFNodeAwareBegin_Private(PetscSF sf, PetscInt dir, MPI_Datat
   }
   for (PetscInt q = 0; q < 3; q++) {
     const AIJHybridNodeStep *st = &s->step[q];
-    Apply(u, NA_OP_REPLACE, st->soff[st->nsend] - st->soff[0], NULL, link->sbuf + (size_t)st->soff[0] * u.unitbytes, st->sorig, Source(link), NULL, st->from_src ? 0 : 1);
-    if (st->from_src) {
-      PetscMPIInt cnt;
-      PetscCall(PetscMPIIntCast(st->soff[st->nsend] - st->soff[0], &cnt));
-      if (link->nsreq[q]) PetscCallMPI(MPI_Startall_isend(cnt, link->mpiunit, link->nsreq[q], link->sreq[q]));
-      link->started[q] = PETSC_TRUE;
-    }
+    Pack(link, st, NULL, st->from_src ? 0 : 1);
+    if (st->from_src) PetscCall(StartSends(link, st, q));
   }
   /* the leaves on this rank's roots, as basic does at begin */
   if (dir == NA_BCAST) Apply(u, op, na->nlocal, na->lleaf, (void *)leafdata, na->lroot, rootdata, NULL, 0);
@@ -589,13 +598,8 @@ static PetscErrorCode Advance(PetscSF sf, NALink link, PetscBool wait, PetscBool
     if (link->started[q]) continue;
     PetscCall(ReceivesDone(link, q, wait, done));
     if (!*done) PetscFunctionReturn(PETSC_SUCCESS);
-    Apply(link->u, NA_OP_REPLACE, st->soff[st->nsend] - st->soff[0], NULL, link->sbuf + (size_t)st->soff[0] * link->unitbytes, st->sorig, Source(link), link->rbuf, -1);
-    {
-      PetscMPIInt cnt;
-      PetscCall(PetscMPIIntCast(st->soff[st->nsend] - st->soff[0], &cnt));
-      if (link->nsreq[q]) PetscCallMPI(MPI_Startall_isend(cnt, link->mpiunit, link->nsreq[q], link->sreq[q]));
-    }
-    link->started[q] = PETSC_TRUE;
+    Pack(link, st, link->rbuf, -1);
+    PetscCall(StartSends(link, st, q));
   }
   PetscCall(ReceivesDone(link, 3, wait, done));
   PetscFunctionReturn(PETSC_SUCCESS);

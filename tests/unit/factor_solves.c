@@ -26,15 +26,7 @@ static char help[] = "Triangular solves of ILU/ICC factors of aijhybrid matrices
 #include <petscaijhybrid.h>
 #include <petscksp.h>
 #include <string.h>
-
-static unsigned long long Hash(unsigned long long a, unsigned long long b)
-{
-  unsigned long long h = a * 0x9E3779B97F4A7C15ULL ^ (b + 0x632BE59BD9B4E019ULL);
-  h ^= h >> 31;
-  h *= 0xBF58476D1CE4E5B9ULL;
-  h ^= h >> 27;
-  return h;
-}
+#include "unitcheck.h"
 
 static PetscReal U01(unsigned long long a, unsigned long long b)
 {
@@ -217,13 +209,46 @@ static PetscErrorCode FactorKSP(Mat A, PCType pctype, PetscInt levels, MatOrderi
   PetscFunctionReturn(0);
 }
 
+/* x = F^-1 b (solve: MatSolve or MatSolveTranspose) of both factors, xh first set to NaN */
+static PetscErrorCode CompareSolve(PetscErrorCode (*solve)(Mat, Vec, Vec), const char *name, Mat FA, Mat FH, Vec b, Vec xa, Vec xh, const char *label)
+{
+  char what[256];
+
+  PetscFunctionBeginUser;
+  PetscCall(solve(FA, b, xa));
+  PetscCall(VecSet(xh, NAN));
+  PetscCall(solve(FH, b, xh));
+  PetscCall(PetscSNPrintf(what, sizeof(what), "%s: %s", label, name));
+  PetscCall(SameBits(xa, xh, what));
+  PetscFunctionReturn(0);
+}
+
+/* x = y + F^-1 b (solveadd: MatSolveAdd or MatSolveTransposeAdd) of both factors, with y distinct from x, then in place */
+static PetscErrorCode CompareSolveAdd(PetscErrorCode (*solveadd)(Mat, Vec, Vec, Vec), const char *name, Mat FA, Mat FH, Vec b, Vec y, Vec xa, Vec xh, const char *label)
+{
+  char what[256];
+
+  PetscFunctionBeginUser;
+  PetscCall(solveadd(FA, b, y, xa));
+  PetscCall(VecSet(xh, NAN));
+  PetscCall(solveadd(FH, b, y, xh));
+  PetscCall(PetscSNPrintf(what, sizeof(what), "%s: %s", label, name));
+  PetscCall(SameBits(xa, xh, what));
+  PetscCall(VecCopy(y, xa));
+  PetscCall(VecCopy(y, xh));
+  PetscCall(solveadd(FA, b, xa, xa));
+  PetscCall(solveadd(FH, b, xh, xh));
+  PetscCall(PetscSNPrintf(what, sizeof(what), "%s: %s in place", label, name));
+  PetscCall(SameBits(xa, xh, what));
+  PetscFunctionReturn(0);
+}
+
 /* every solve of the two factors on the same local vectors */
 static PetscErrorCode CompareSolves(Mat FA, Mat FH, PetscBool ilu, const char *label)
 {
   Vec         b, y, xa, xh;
   PetscInt    n, lo;
   PetscScalar *a;
-  char        what[256];
 
   PetscFunctionBeginUser;
   PetscCall(MatCreateVecs(FA, &b, NULL));
@@ -239,39 +264,11 @@ static PetscErrorCode CompareSolves(Mat FA, Mat FH, PetscBool ilu, const char *l
   PetscCall(VecDuplicate(b, &xa));
   PetscCall(VecDuplicate(b, &xh));
 
-  PetscCall(MatSolve(FA, b, xa));
-  PetscCall(VecSet(xh, NAN));
-  PetscCall(MatSolve(FH, b, xh));
-  PetscCall(PetscSNPrintf(what, sizeof(what), "%s: MatSolve", label));
-  PetscCall(SameBits(xa, xh, what));
-  PetscCall(MatSolveTranspose(FA, b, xa));
-  PetscCall(VecSet(xh, NAN));
-  PetscCall(MatSolveTranspose(FH, b, xh));
-  PetscCall(PetscSNPrintf(what, sizeof(what), "%s: MatSolveTranspose", label));
-  PetscCall(SameBits(xa, xh, what));
+  PetscCall(CompareSolve(MatSolve, "MatSolve", FA, FH, b, xa, xh, label));
+  PetscCall(CompareSolve(MatSolveTranspose, "MatSolveTranspose", FA, FH, b, xa, xh, label));
   if (ilu) {
-    PetscCall(MatSolveAdd(FA, b, y, xa));
-    PetscCall(VecSet(xh, NAN));
-    PetscCall(MatSolveAdd(FH, b, y, xh));
-    PetscCall(PetscSNPrintf(what, sizeof(what), "%s: MatSolveAdd", label));
-    PetscCall(SameBits(xa, xh, what));
-    PetscCall(VecCopy(y, xa));
-    PetscCall(VecCopy(y, xh));
-    PetscCall(MatSolveAdd(FA, b, xa, xa));
-    PetscCall(MatSolveAdd(FH, b, xh, xh));
-    PetscCall(PetscSNPrintf(what, sizeof(what), "%s: MatSolveAdd in place", label));
-    PetscCall(SameBits(xa, xh, what));
-    PetscCall(MatSolveTransposeAdd(FA, b, y, xa));
-    PetscCall(VecSet(xh, NAN));
-    PetscCall(MatSolveTransposeAdd(FH, b, y, xh));
-    PetscCall(PetscSNPrintf(what, sizeof(what), "%s: MatSolveTransposeAdd", label));
-    PetscCall(SameBits(xa, xh, what));
-    PetscCall(VecCopy(y, xa));
-    PetscCall(VecCopy(y, xh));
-    PetscCall(MatSolveTransposeAdd(FA, b, xa, xa));
-    PetscCall(MatSolveTransposeAdd(FH, b, xh, xh));
-    PetscCall(PetscSNPrintf(what, sizeof(what), "%s: MatSolveTransposeAdd in place", label));
-    PetscCall(SameBits(xa, xh, what));
+    PetscCall(CompareSolveAdd(MatSolveAdd, "MatSolveAdd", FA, FH, b, y, xa, xh, label));
+    PetscCall(CompareSolveAdd(MatSolveTransposeAdd, "MatSolveTransposeAdd", FA, FH, b, y, xa, xh, label));
   }
   PetscCall(VecDestroy(&b));
   PetscCall(VecDestroy(&y));

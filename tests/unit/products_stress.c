@@ -14,15 +14,7 @@ static char help[] = "Every product of aijhybrid against aij through the C API, 
 */
 #include <petscaijhybrid.h>
 #include <math.h>
-
-static unsigned long long Hash(unsigned long long a, unsigned long long b)
-{
-  unsigned long long h = a * 0x9E3779B97F4A7C15ULL ^ (b + 0x632BE59BD9B4E019ULL);
-  h ^= h >> 31;
-  h *= 0xBF58476D1CE4E5B9ULL;
-  h ^= h >> 27;
-  return h;
-}
+#include "unitcheck.h"
 
 /* pattern of global row i: empty every 7th row, a long row at n/3, else a few random columns */
 static PetscErrorCode SetRows(Mat A, PetscInt n, unsigned long long seed)

@@ -42,12 +42,6 @@ typedef struct {
   PetscSFNode *iremote;
 } Graph;
 
-static PetscInt RandInt(PetscInt n)
-{
-  PetscInt v = (PetscInt)(Uniform() * (double)n);
-  return v < n ? v : n - 1;
-}
-
 /* a random graph, the same for a seed at any rank count: every rank draws its part from the seed and its rank */
 static PetscErrorCode MakeGraph(PetscInt seed, PetscBool distinct_remote, Graph *g)
 {
@@ -218,6 +212,23 @@ static PetscErrorCode OpsCount(PetscSF sf, PetscInt64 *nodeaware, PetscInt64 *ba
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* a whole broadcast and a whole reduction (begin, then end) */
+static PetscErrorCode Bcast(PetscSF sf, MPI_Datatype unit, const void *rootdata, void *leafdata, MPI_Op op)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscSFBcastBegin(sf, unit, rootdata, leafdata, op));
+  PetscCall(PetscSFBcastEnd(sf, unit, rootdata, leafdata, op));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode Reduce(PetscSF sf, MPI_Datatype unit, const void *leafdata, void *rootdata, MPI_Op op)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscSFReduceBegin(sf, unit, leafdata, rootdata, op));
+  PetscCall(PetscSFReduceEnd(sf, unit, leafdata, rootdata, op));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* one operation (dir 0 bcast, 1 reduce) on both SFs from the same input; same bytes after, and node-aware where it should be */
 static PetscErrorCode CompareOp(PetscSF sfb, PetscSF sfn, const Graph *g, PetscBool dups, UnitKind k, MPI_Op op, PetscInt dir, const char *desc)
 {
@@ -237,15 +248,11 @@ static PetscErrorCode CompareOp(PetscSF sfb, PetscSF sfn, const Graph *g, PetscB
   PetscCall(PetscMemcpy(ln, l0, g->leafspace * ub));
   PetscCall(OpsCount(sfn, &before, &bb));
   if (dir == 0) {
-    PetscCall(PetscSFBcastBegin(sfb, UnitType(k), rb, lb, op));
-    PetscCall(PetscSFBcastEnd(sfb, UnitType(k), rb, lb, op));
-    PetscCall(PetscSFBcastBegin(sfn, UnitType(k), rn, ln, op));
-    PetscCall(PetscSFBcastEnd(sfn, UnitType(k), rn, ln, op));
+    PetscCall(Bcast(sfb, UnitType(k), rb, lb, op));
+    PetscCall(Bcast(sfn, UnitType(k), rn, ln, op));
   } else {
-    PetscCall(PetscSFReduceBegin(sfb, UnitType(k), lb, rb, op));
-    PetscCall(PetscSFReduceEnd(sfb, UnitType(k), lb, rb, op));
-    PetscCall(PetscSFReduceBegin(sfn, UnitType(k), ln, rn, op));
-    PetscCall(PetscSFReduceEnd(sfn, UnitType(k), ln, rn, op));
+    PetscCall(Reduce(sfb, UnitType(k), lb, rb, op));
+    PetscCall(Reduce(sfn, UnitType(k), ln, rn, op));
   }
   PetscCall(OpsCount(sfn, &after, &ba));
   expect = (PetscBool)(k != U_CHAR && op != MPI_PROD && !(dir == 1 && op == MPI_SUM && Floating(k) && dups));
@@ -282,6 +289,26 @@ static PetscErrorCode CompareArraysInt(PetscInt n1, const PetscInt *a, PetscInt 
 {
   PetscFunctionBegin;
   *same = (PetscBool)(n1 == n2 && (!n1 || !memcmp(a, b, n1 * sizeof(PetscInt))));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the lists of PetscSFGetRootRanks() (x: their remote offsets) or PetscSFGetLeafRanks() (x NULL) of two SFs: ranks, offsets, entries */
+static PetscErrorCode CompareRanks(AIJHybridSFRankCount nb, const PetscMPIInt *rkb, const PetscInt *ob, const PetscInt *mb, const PetscInt *xb, AIJHybridSFRankCount nn, const PetscMPIInt *rkn, const PetscInt *on, const PetscInt *mn, const PetscInt *xn, PetscBool *same)
+{
+  PetscBool s2;
+
+  PetscFunctionBegin;
+  *same = (PetscBool)(nb == nn && (!nb || !memcmp(rkb, rkn, nb * sizeof(PetscMPIInt))));
+  if (*same) {
+    PetscCall(CompareArraysInt(nb + 1, ob, nn + 1, on, &s2));
+    *same = (PetscBool)(*same && s2);
+    PetscCall(CompareArraysInt(ob[nb], mb, on[nn], mn, &s2));
+    *same = (PetscBool)(*same && s2);
+    if (xb) {
+      PetscCall(CompareArraysInt(ob[nb], xb, on[nn], xn, &s2));
+      *same = (PetscBool)(*same && s2);
+    }
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -351,28 +378,14 @@ static PetscErrorCode CompareOthers(PetscSF sfb, PetscSF sfn, const Graph *g, co
     AIJHybridSFRankCount nb, nn;
     const PetscMPIInt   *rkb, *rkn;
     const PetscInt      *ob, *on, *mb, *mn, *xb, *xn;
-    PetscBool            same = PETSC_TRUE, s2;
+    PetscBool            same;
     PetscCall(PetscSFGetRootRanks(sfb, &nb, &rkb, &ob, &mb, &xb));
     PetscCall(PetscSFGetRootRanks(sfn, &nn, &rkn, &on, &mn, &xn));
-    same = (PetscBool)(nb == nn && (!nb || !memcmp(rkb, rkn, nb * sizeof(PetscMPIInt))));
-    if (same) {
-      PetscCall(CompareArraysInt(nb + 1, ob, nn + 1, on, &s2));
-      same = (PetscBool)(same && s2);
-      PetscCall(CompareArraysInt(ob[nb], mb, on[nn], mn, &s2));
-      same = (PetscBool)(same && s2);
-      PetscCall(CompareArraysInt(ob[nb], xb, on[nn], xn, &s2));
-      same = (PetscBool)(same && s2);
-    }
+    PetscCall(CompareRanks(nb, rkb, ob, mb, xb, nn, rkn, on, mn, xn, &same));
     ALLCHECK(same, "%s: root ranks differ", desc);
     PetscCall(PetscSFGetLeafRanks(sfb, &nb, &rkb, &ob, &mb));
     PetscCall(PetscSFGetLeafRanks(sfn, &nn, &rkn, &on, &mn));
-    same = (PetscBool)(nb == nn && (!nb || !memcmp(rkb, rkn, nb * sizeof(PetscMPIInt))));
-    if (same) {
-      PetscCall(CompareArraysInt(nb + 1, ob, nn + 1, on, &s2));
-      same = (PetscBool)(same && s2);
-      PetscCall(CompareArraysInt(ob[nb], mb, on[nn], mn, &s2));
-      same = (PetscBool)(same && s2);
-    }
+    PetscCall(CompareRanks(nb, rkb, ob, mb, NULL, nn, rkn, on, mn, NULL, &same));
     ALLCHECK(same, "%s: leaf ranks differ", desc);
   }
   { /* embedded SFs: the same graphs, and a broadcast on them */
@@ -405,10 +418,8 @@ static PetscErrorCode CompareOthers(PetscSF sfb, PetscSF sfn, const Graph *g, co
         PetscCall(PetscMalloc3(g->nroots, &r, g->leafspace, &lb, g->leafspace, &ln));
         Fill(U_SCALAR, g->nroots, r);
         for (PetscInt i = 0; i < g->leafspace; i++) lb[i] = ln[i] = -1.0;
-        PetscCall(PetscSFBcastBegin(eb, MPIU_SCALAR, r, lb, MPI_REPLACE));
-        PetscCall(PetscSFBcastEnd(eb, MPIU_SCALAR, r, lb, MPI_REPLACE));
-        PetscCall(PetscSFBcastBegin(en, MPIU_SCALAR, r, ln, MPI_REPLACE));
-        PetscCall(PetscSFBcastEnd(en, MPIU_SCALAR, r, ln, MPI_REPLACE));
+        PetscCall(Bcast(eb, MPIU_SCALAR, r, lb, MPI_REPLACE));
+        PetscCall(Bcast(en, MPIU_SCALAR, r, ln, MPI_REPLACE));
         ALLCHECK(!memcmp(lb, ln, g->leafspace * sizeof(PetscScalar)), "%s: broadcast on the embedded %s SF differs", desc, pass ? "leaf" : "root");
         PetscCall(PetscFree3(r, lb, ln));
       }
@@ -467,14 +478,10 @@ static PetscErrorCode CompareInPlace(PetscInt node_size, const char *desc)
   }
   PetscCall(PetscMalloc2(n, &ab, n, &an));
   for (PetscInt i = 0; i < n; i++) ab[i] = an[i] = 1.0 + i;
-  PetscCall(PetscSFBcastBegin(sfb, MPIU_SCALAR, ab, ab, MPI_SUM));
-  PetscCall(PetscSFBcastEnd(sfb, MPIU_SCALAR, ab, ab, MPI_SUM));
-  PetscCall(PetscSFBcastBegin(sfn, MPIU_SCALAR, an, an, MPI_SUM));
-  PetscCall(PetscSFBcastEnd(sfn, MPIU_SCALAR, an, an, MPI_SUM));
-  PetscCall(PetscSFReduceBegin(sfb, MPIU_SCALAR, ab, ab, MPI_SUM));
-  PetscCall(PetscSFReduceEnd(sfb, MPIU_SCALAR, ab, ab, MPI_SUM));
-  PetscCall(PetscSFReduceBegin(sfn, MPIU_SCALAR, an, an, MPI_SUM));
-  PetscCall(PetscSFReduceEnd(sfn, MPIU_SCALAR, an, an, MPI_SUM));
+  PetscCall(Bcast(sfb, MPIU_SCALAR, ab, ab, MPI_SUM));
+  PetscCall(Bcast(sfn, MPIU_SCALAR, an, an, MPI_SUM));
+  PetscCall(Reduce(sfb, MPIU_SCALAR, ab, ab, MPI_SUM));
+  PetscCall(Reduce(sfn, MPIU_SCALAR, an, an, MPI_SUM));
   ALLCHECK(!memcmp(ab, an, n * sizeof(PetscScalar)), "%s: in place differs from basic", desc);
   PetscCall(PetscFree2(ab, an));
   PetscCall(PetscFree2(rem, il));

@@ -19,15 +19,7 @@ static char help[] = "MatSOR of aijhybrid against PETSc's own SeqAIJ sweep of ea
 */
 #include <petscaijhybrid.h>
 #include <string.h>
-
-static unsigned long long Hash(unsigned long long a, unsigned long long b)
-{
-  unsigned long long h = a * 0x9E3779B97F4A7C15ULL ^ (b + 0x632BE59BD9B4E019ULL);
-  h ^= h >> 31;
-  h *= 0xBF58476D1CE4E5B9ULL;
-  h ^= h >> 27;
-  return h;
-}
+#include "unitcheck.h"
 
 static PetscScalar Val(unsigned long long a, unsigned long long b)
 {

@@ -18,11 +18,6 @@
 #include "factor/levels.h"
 #include "unitcheck.h"
 
-static PetscInt RandInt(PetscInt n)
-{
-  return n ? (PetscInt)(Uniform() * (double)n) % n : 0;
-}
-
 typedef struct {
   PetscInt  n;
   PetscInt *ia, *ja;

@@ -22,25 +22,6 @@
   #include <omp.h>
 #endif
 
-static PetscInt RandInt(PetscInt n)
-{
-  return (PetscInt)(Uniform() * (double)n) % (n ? n : 1);
-}
-
-static PetscScalar RandScalar(void)
-{
-  PetscScalar v = 2.0 * Uniform() - 1.0;
-#if defined(PETSC_USE_COMPLEX)
-  v += PETSC_i * (2.0 * Uniform() - 1.0);
-#endif
-  return v;
-}
-
-static PetscBool Same(const PetscScalar *a, const PetscScalar *b, PetscInt n)
-{
-  return (PetscBool)(!n || !memcmp(a, b, (size_t)n * sizeof(PetscScalar)));
-}
-
 /* ----------------------------------------------------------------------- level schedules */
 
 static void TestLevels(void)

@@ -25,12 +25,6 @@
 #include "sf/nodeplan.h"
 #include "unitcheck.h"
 
-static PetscInt RandInt(PetscInt n) /* 0..n-1 */
-{
-  PetscInt v = (PetscInt)(Uniform() * (double)n);
-  return v < n ? v : n - 1;
-}
-
 /* deliver out[r] (r = 0..P-1) into in[d], sources ascending */
 static PetscErrorCode Route(PetscMPIInt P, const AIJHybridNodeMsgs out[], AIJHybridNodeMsgs in[])
 {

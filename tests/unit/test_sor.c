@@ -17,25 +17,6 @@
 #include "unitcheck.h"
 #include <string.h>
 
-static PetscInt RandInt(PetscInt n)
-{
-  return n ? (PetscInt)(Uniform() * (double)n) % n : 0;
-}
-
-static PetscScalar RandScalar(void)
-{
-  PetscScalar v = 2.0 * Uniform() - 1.0;
-#if defined(PETSC_USE_COMPLEX)
-  v += PETSC_i * (2.0 * Uniform() - 1.0);
-#endif
-  return v;
-}
-
-static PetscBool Same(const PetscScalar *a, const PetscScalar *b, PetscInt n)
-{
-  return (PetscBool)(!n || !memcmp(a, b, (size_t)n * sizeof(PetscScalar)));
-}
-
 typedef struct {
   PetscInt     m, ng;
   PetscInt    *ai, *aj, *oi, *oj;

@@ -15,23 +15,9 @@
 
 #define NMAX 5000
 
-static PetscScalar RandScalar(void)
-{
-#if defined(PETSC_USE_COMPLEX)
-  return PetscCMPLX(2.0 * Uniform() - 1.0, 2.0 * Uniform() - 1.0);
-#else
-  return 2.0 * Uniform() - 1.0;
-#endif
-}
-
 static void Fill(PetscScalar *a, PetscInt n)
 {
   for (PetscInt i = 0; i < n; i++) a[i] = RandScalar();
-}
-
-static PetscBool SameBits(const PetscScalar *a, const PetscScalar *b, PetscInt n)
-{
-  return (PetscBool)(n == 0 || !memcmp(a, b, sizeof(PetscScalar) * (size_t)n));
 }
 
 /* the reference of a block's lanes: lane i % 8, pairwise combination */
@@ -235,8 +221,8 @@ static void TestMaps(void)
         break;
       }
     }
-    CHECK(SameBits(w, ref, n), "map %d differs from its formula", op);
-    if (op == AIJHYBRID_VEC_SWAP) CHECK(SameBits(v, w0, n), "swap: the second vector");
+    CHECK(Same(w, ref, n), "map %d differs from its formula", op);
+    if (op == AIJHYBRID_VEC_SWAP) CHECK(Same(v, w0, n), "swap: the second vector");
   }
   /* maxpy/maxpby: PETSc's VecMAXPY_Seq order */
   for (PetscInt nv = 1; nv <= 9; nv++) {
@@ -258,7 +244,7 @@ static void TestMaps(void)
         for (PetscInt j = q; j < nv; j += 4) r += alpha[j] * xs[j][i] + alpha[j + 1] * xs[j + 1][i] + alpha[j + 2] * xs[j + 2][i] + alpha[j + 3] * xs[j + 3][i];
         ref[i] = r;
       }
-      CHECK(SameBits(w, ref, n), "maxpy op %d with %d vectors differs from VecMAXPY_Seq's order", op, (int)nv);
+      CHECK(Same(w, ref, n), "maxpy op %d with %d vectors differs from VecMAXPY_Seq's order", op, (int)nv);
     }
     /* w among the xs (PETSc allows it): each term reads w as it is before its group is added */
     for (PetscInt k = 0; k < nv; k += PetscMax(1, nv - 1)) {
@@ -283,7 +269,7 @@ static void TestMaps(void)
           }
           ref[i] = cur;
         }
-        CHECK(SameBits(w, ref, n), "maxpy op %d with %d vectors, w the vector %d, differs from VecMAXPY_Seq's order", op, (int)nv, (int)k);
+        CHECK(Same(w, ref, n), "maxpy op %d with %d vectors, w the vector %d, differs from VecMAXPY_Seq's order", op, (int)nv, (int)k);
         xp[k] = xs[k];
       }
     }

@@ -315,36 +315,28 @@ def product_variants(Aa, seed=10):
     s_mult = Aa.norm(PETSc.NormType.INFINITY) * max_abs(xr)
     s_t = Aa.norm(PETSc.NormType.NORM_1) * max_abs(xl)
 
-    def mult(A):
-        y = nan_vec(zl)
-        A.mult(xr, y)
-        return y
+    def variants(mult, multadd, x, z):
+        """A.mult(x), A.multAdd(x, z) and the same with z as the result (names of A's methods)"""
 
-    def multadd(A):
-        y = nan_vec(zl)
-        A.multAdd(xr, zl, y)
-        return y
+        def plain(A):
+            y = nan_vec(z)
+            getattr(A, mult)(x, y)
+            return y
 
-    def multadd_alias(A):
-        y = zl.copy()
-        A.multAdd(xr, y, y)
-        return y
+        def add(A):
+            y = nan_vec(z)
+            getattr(A, multadd)(x, z, y)
+            return y
 
-    def multt(A):
-        y = nan_vec(zr)
-        A.multTranspose(xl, y)
-        return y
+        def alias(A):
+            y = z.copy()
+            getattr(A, multadd)(x, y, y)
+            return y
 
-    def multtadd(A):
-        y = nan_vec(zr)
-        A.multTransposeAdd(xl, zr, y)
-        return y
+        return plain, add, alias
 
-    def multtadd_alias(A):
-        y = zr.copy()
-        A.multTransposeAdd(xl, y, y)
-        return y
-
+    mult, multadd, multadd_alias = variants("mult", "multAdd", xr, zl)
+    multt, multtadd, multtadd_alias = variants("multTranspose", "multTransposeAdd", xl, zr)
     return [
         ("mult", mult, s_mult),
         ("multAdd", multadd, s_mult + max_abs(zl)),

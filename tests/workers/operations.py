@@ -35,25 +35,23 @@ def same_products(Ah, Aa, rtol=RTOL, what="", transpose=True, norm_of=None):
     """Ah and Aa give the same mult/multAdd/multTranspose (Ah may be any type); errors are relative
     to |norm_of| |x| (norm_of defaults to Aa)."""
     No = norm_of or Aa
+
+    def check(op, args, ya, yh, scale):
+        """Aa.op(*args, ya) against Ah.op(*args, yh), errors relative to scale"""
+        getattr(Aa, op)(*args, ya)
+        getattr(Ah, op)(*args, yh)
+        e = C.rel_err(yh, ya, scale)
+        assert e <= rtol, "%s %s: rel err %g" % (what, op, e)
+
     x = C.rand_vec(Aa.createVecRight(), 5)
     yl = C.rand_vec(Aa.createVecLeft(), 6)
     ya, yh = Aa.createVecLeft(), Ah.createVecLeft()
-    Aa.mult(x, ya)
-    Ah.mult(x, yh)
     scale = No.norm(PETSc.NormType.INFINITY) * C.max_abs(x)
-    e = C.rel_err(yh, ya, scale if scale > 0 else None)
-    assert e <= rtol, "%s mult: rel err %g" % (what, e)
-    Aa.multAdd(x, yl, ya)
-    Ah.multAdd(x, yl, yh)
-    e = C.rel_err(yh, ya, scale + C.max_abs(yl))
-    assert e <= rtol, "%s multAdd: rel err %g" % (what, e)
+    check("mult", (x,), ya, yh, scale if scale > 0 else None)
+    check("multAdd", (x, yl), ya, yh, scale + C.max_abs(yl))
     if transpose:
-        ta, th = Aa.createVecRight(), Ah.createVecRight()
-        Aa.multTranspose(yl, ta)
-        Ah.multTranspose(yl, th)
         s = No.norm(PETSc.NormType.NORM_1) * C.max_abs(yl)
-        e = C.rel_err(th, ta, s if s > 0 else None)
-        assert e <= rtol, "%s multTranspose: rel err %g" % (what, e)
+        check("multTranspose", (yl,), Aa.createVecRight(), Ah.createVecRight(), s if s > 0 else None)
 
 
 def is_hyb(A, what=""):
