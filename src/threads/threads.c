@@ -23,10 +23,16 @@ static PetscMPIInt AIJHybridNodeKeyval    = MPI_KEYVAL_INVALID;
 static PetscInt    AIJHybridRanksCounted  = 0; /* 0: not counted yet */
 static PetscBool   AIJHybridOversubWarned = PETSC_FALSE;
 
+/* the online CPUs of the node, read once (sysconf reads /sys: microseconds, too slow per product) */
 PetscInt AIJHybridNodeCores(void)
 {
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n > 0 ? (PetscInt)n : 1;
+  static PetscInt cores = 0; /* 0: not read yet */
+
+  if (!cores) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    cores  = n > 0 ? (PetscInt)n : 1;
+  }
+  return cores;
 }
 
 /* NUMA domains of the node: the nodeN entries of /sys/devices/system/node, 1 where that cannot be read */
@@ -115,10 +121,13 @@ PetscErrorCode AIJHybridCountRanksOnNode(MPI_Comm comm)
 */
 PetscErrorCode AIJHybridCheckOversubscription(PetscObject obj, PetscInt nthreads)
 {
-  const PetscInt ranks = AIJHybridRanksOnNode(), cores = AIJHybridNodeCores();
+  PetscInt ranks, cores;
 
   PetscFunctionBegin;
-  if (!AIJHybridOversubWarned && nthreads * ranks > cores) {
+  if (AIJHybridOversubWarned) PetscFunctionReturn(PETSC_SUCCESS); /* once per process */
+  ranks = AIJHybridRanksOnNode();
+  cores = AIJHybridNodeCores();
+  if (nthreads * ranks > cores) {
     AIJHybridOversubWarned = PETSC_TRUE;
     PetscCall(PetscInfo(obj, "aijhybrid warning: %" PetscInt_FMT " threads x %" PetscInt_FMT " ranks on this node = %" PetscInt_FMT " > %" PetscInt_FMT " cores (oversubscribed: products will be slow); set OMP_NUM_THREADS (or the objects' num_threads options) to at most %" PetscInt_FMT "\n", nthreads, ranks, nthreads * ranks, cores, PetscMax(1, cores / ranks)));
   }
