@@ -3,15 +3,12 @@
    (src/sf/, registered by its own package function), log events, the MPI thread level
    check, and the hook PETSc's -dll_append calls when it loads libpetscaijhybrid.so.
 */
+#include "threads/threads.h"
 #include "mat/aijhybridimpl.h"
 #include "vec/vechybridimpl.h"
 #include "sf/sfnodeaware.h"
 #include "factor/factor.h"
 #include "options/optiontable.h"
-
-PetscLogEvent MATAIJHYBRID_Partition, MATAIJHYBRID_HaloBegin, MATAIJHYBRID_HaloEnd, MATAIJHYBRID_Mult, MATAIJHYBRID_Transpose;
-PetscLogEvent MATAIJHYBRID_SOR;
-int           MatAIJHybrid_MPIThreadLevel = MPI_THREAD_SINGLE;
 
 static PetscBool MatAIJHybridPackageInitialized = PETSC_FALSE;
 
@@ -53,8 +50,6 @@ PetscErrorCode MatAIJHybridFinalizePackage(void)
 @*/
 PetscErrorCode MatAIJHybridInitializePackage(void)
 {
-  int       initialized;
-
   PetscFunctionBegin;
   if (MatAIJHybridPackageInitialized) PetscFunctionReturn(PETSC_SUCCESS);
   MatAIJHybridPackageInitialized = PETSC_TRUE;
@@ -80,9 +75,7 @@ PetscErrorCode MatAIJHybridInitializePackage(void)
   PetscCall(PetscLogEventRegister("AIJHybSOR", MAT_CLASSID, &MATAIJHYBRID_SOR));
   PetscCall(MatAIJHybridFactorRegister());   /* threaded solves of ILU/ICC factors (src/factor/factor.c) */
   PetscCall(MatAIJHybridOrderingRegister()); /* the "cmrcm" ordering (src/factor/ordering.c) */
-  PetscCallMPI(MPI_Initialized(&initialized));
-  if (initialized) PetscCallMPI(MPI_Query_thread(&MatAIJHybrid_MPIThreadLevel));
-  if (MatAIJHybrid_MPIThreadLevel < MPI_THREAD_FUNNELED) PetscCall(PetscInfo(NULL, "MPI was initialized below MPI_THREAD_FUNNELED (level %d): aijhybrid keeps every MPI call outside its parallel regions\n", MatAIJHybrid_MPIThreadLevel));
+  PetscCall(AIJHybridQueryThreadLevel());
   PetscCall(PetscRegisterFinalize(MatAIJHybridFinalizePackage));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

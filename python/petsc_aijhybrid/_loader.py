@@ -83,3 +83,30 @@ def lib():
     if _lib is None:
         load()
     return _lib
+
+
+# calling the C API through ctypes (api.py, vec.py)
+
+
+def int_type():
+    """ctypes type of PetscInt in the PETSc petsc4py runs"""
+    from petsc4py import PETSc
+
+    return ctypes.c_int64 if PETSc.IntType().itemsize == 8 else ctypes.c_int32
+
+
+def real_type():
+    """ctypes type of PetscReal"""
+    from petsc4py import PETSc
+
+    return ctypes.c_double if PETSc.RealType().itemsize == 8 else ctypes.c_float
+
+
+def call(name, *args):
+    """call the C function name of the library (or of the PETSc it links); a nonzero PetscErrorCode
+    raises PETSc.Error"""
+    from petsc4py import PETSc
+
+    ierr = getattr(lib(), name)(*args)
+    if ierr:
+        raise PETSc.Error(ierr)

@@ -4,6 +4,9 @@ import ctypes
 
 from . import _loader
 from . import vec as _vec
+from ._loader import call as _call
+from ._loader import int_type as _int_type
+from ._loader import real_type as _real_type
 
 PARTITION_TYPES = ("rows", "nnz", "diffusion", "optimal")
 MODES = ("auto", "vector", "task")
@@ -13,31 +16,10 @@ class _PartitionInfo(ctypes.Structure):
     pass
 
 
-def _int_type():
-    from petsc4py import PETSc
-
-    return ctypes.c_int64 if PETSc.IntType().itemsize == 8 else ctypes.c_int32
-
-
 def _bool_type():
     """PetscBool in structures: an int-sized enum up to PETSc 3.2x, C's one-byte bool after
     (the library says which it was built with)"""
     return ctypes.c_bool if _loader.lib().PetscAIJHybridBoolSize() == 1 else ctypes.c_int
-
-
-def _real_type():
-    from petsc4py import PETSc
-
-    return ctypes.c_double if PETSc.RealType().itemsize == 8 else ctypes.c_float
-
-
-def _call(name, *args):
-    from petsc4py import PETSc
-
-    fn = getattr(_loader.lib(), name)
-    ierr = fn(*args)
-    if ierr:
-        raise PETSc.Error(ierr)
 
 
 def _mat(A):

@@ -10,23 +10,10 @@ of this package take vectors as well as matrices.
 
 import ctypes
 
-from . import _loader
+from ._loader import call as _call
+from ._loader import int_type as _int_type
 
 VEC_TYPES = ("hybrid", "seqhybrid", "mpihybrid")
-
-
-def _int_type():
-    from petsc4py import PETSc
-
-    return ctypes.c_int64 if PETSc.IntType().itemsize == 8 else ctypes.c_int32
-
-
-def _call(name, *args):
-    from petsc4py import PETSc
-
-    ierr = getattr(_loader.lib(), name)(*args)
-    if ierr:
-        raise PETSc.Error(ierr)
 
 
 def _vec(v):

@@ -843,11 +843,9 @@ static PetscErrorCode MatGetFactor_AIJHybrid(Mat A, MatFactorType ftype, Mat *F)
          `inode` (the arithmetic of PETSc's inode solve), `builds` and `build_time` (level schedules
          built for this factor, seconds of the last build)
 
-  Options Database Key:
-+ -mat_aijhybrid_factor_solve <auto,threaded,serial> - the measured choice (default: the first solves
-                                run both ways, the faster by median is kept), always threaded, or PETSc's
-- -mat_aijhybrid_factor_check - (debugging) every threaded solve is compared with PETSc's own solve,
-                                which must give the same bits; both read when the factor is made
+  Options Database Keys:
++ -mat_aijhybrid_factor_solve <auto,threaded,serial> - which solves run (see `MATAIJHYBRID`)
+- -mat_aijhybrid_factor_check - (debugging) compare every threaded solve with PETSc's (see `MATAIJHYBRID`)
 
   Level: intermediate
 

@@ -9,9 +9,6 @@
 #include "aijhybridimpl.h"
 #include "block.h"
 
-const AIJHybridTypeInfo AIJHybridSeqInfo = {MATSEQAIJHYBRID, MATSEQAIJ, "MatConvert_seqaijhybrid_seqaij_C", "MatConvert_seqaij_seqaijhybrid_C", PETSC_FALSE};
-const AIJHybridTypeInfo AIJHybridMPIInfo = {MATMPIAIJHYBRID, MATMPIAIJ, "MatConvert_mpiaijhybrid_mpiaij_C", "MatConvert_mpiaij_mpiaijhybrid_C", PETSC_TRUE};
-
 static PetscErrorCode MatConvert_AIJ_AIJHybrid(Mat, MatType, MatReuse, Mat *);
 static PetscErrorCode MatConvert_AIJHybrid_AIJ(Mat, MatType, MatReuse, Mat *);
 
@@ -152,8 +149,7 @@ static PetscErrorCode MatAIJHybridStrip(Mat B)
   B->ops->zerorows         = ctx->parentops.zerorows;
   B->ops->sor              = ctx->parentops.sor;
   B->ops->getdiagonalblock = ctx->parentops.getdiagonalblock;
-  PetscCall(MatAIJHybridContextDestroy(&ctx));
-  B->spptr = NULL;
+  PetscCall(MatAIJHybridContextDestroy(B));
   PetscCall(MatAIJHybridComposeSettings(B, PETSC_FALSE));
   PetscCall(MatAIJHybridComposeDiagnostics(B, PETSC_FALSE));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, info->to_base, NULL));
@@ -244,7 +240,6 @@ static PetscErrorCode MatConvert_AIJ_AIJHybrid(Mat A, MatType type, MatReuse reu
   if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
   else B = A;
   PetscCall(MatAIJHybridContextCreate(B, info, &ctx));
-  B->spptr                 = ctx;
   B->ops->mult             = MatMult_AIJHybrid;
   B->ops->multadd          = MatMultAdd_AIJHybrid;
   B->ops->multtranspose    = MatMultTranspose_AIJHybrid;

@@ -2,16 +2,16 @@
    The aijhybrid matrix types above their context (src/mat/context.h), layer by layer:
 
      prepare.c      one step that makes the caches valid, for assembly (collective) and before every
-                    product, MatSOR or MatCreateVecs (local); seq is the case without an
-                    off-diagonal block
+                    product or MatSOR (local); seq is the case without an off-diagonal block
      product.c      MatMult, MatMultAdd and the transposes of both types: prepare, exchange and
                     multiply, tune
      matsor.c       MatSOR: thread-local sweeps
-     vecs.c         MatCreateVecs: hybrid vectors with the matrix's threads
+     vecs.c         MatCreateVecs: hybrid vectors with the matrix's threads and diagonal partition
      zerorows.c     MatZeroRows made safe from a use-after-free of SeqAIJ
      matmat.c       products with other matrices (MatPtAP, ...) through AIJ's implementations
      settings.c     the -mat_aijhybrid_* options and the public Set/Get functions (composed)
-     diagnostics.c  the public Get functions of what was measured or built, and the MatView lines
+     diagnostics.c  the public Get functions of what was measured or built (composed)
+     view.c         the MatView lines
      aijhybrid.c    turning AIJ into aijhybrid and back, the operations that chain to AIJ, the
                     constructors, the manual pages of the two types
 
@@ -51,7 +51,7 @@ PETSC_INTERN PetscErrorCode MatCreateVecs_AIJHybrid(Mat, Vec *, Vec *);
 PETSC_INTERN PetscErrorCode MatZeroRows_AIJHybrid(Mat, PetscInt, const PetscInt[], PetscScalar, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_AIJHybrid_Anytype(Mat);
 
-/* settings.c, diagnostics.c */
+/* settings.c, diagnostics.c, view.c */
 PETSC_INTERN const struct AIJHybridOptionTable_s MatAIJHybridOptionTable;
 PETSC_INTERN PetscErrorCode MatAIJHybridSetFromOptions_Private(Mat, AIJHybridOptionItems, Mat_AIJHybrid *);
 PETSC_INTERN PetscErrorCode MatAIJHybridComposeSettings(Mat, PetscBool);

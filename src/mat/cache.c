@@ -7,6 +7,10 @@
 #include "cache.h"
 #include "../kernels/sor.h"
 
+/* the log events of the matrix types (registered with the package, src/register.c) */
+PetscLogEvent MATAIJHYBRID_Partition, MATAIJHYBRID_HaloBegin, MATAIJHYBRID_HaloEnd, MATAIJHYBRID_Mult, MATAIJHYBRID_Transpose;
+PetscLogEvent MATAIJHYBRID_SOR;
+
 /* the key of block as it is now, and its CSR row pointers and column indices */
 PetscErrorCode MatAIJHybridBlockKeyRead(Mat block, AIJHybridBlockKey *key, const PetscInt **ai, const PetscInt **aj)
 {

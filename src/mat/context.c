@@ -5,6 +5,10 @@
 */
 #include "context.h"
 
+/* what differs between the two types */
+const AIJHybridTypeInfo AIJHybridSeqInfo = {MATSEQAIJHYBRID, MATSEQAIJ, "MatConvert_seqaijhybrid_seqaij_C", "MatConvert_seqaij_seqaijhybrid_C", PETSC_FALSE};
+const AIJHybridTypeInfo AIJHybridMPIInfo = {MATMPIAIJHYBRID, MATMPIAIJ, "MatConvert_mpiaijhybrid_mpiaij_C", "MatConvert_mpiaij_mpiaijhybrid_C", PETSC_TRUE};
+
 #define AIJHYBRID_DEFAULT_ROW_COST      2.0
 #define AIJHYBRID_DEFAULT_DIFFUSION_TOL 0.01
 #define AIJHYBRID_DEFAULT_DIFFUSION_IT  50
@@ -25,11 +29,12 @@ PetscErrorCode MatAIJHybridSetBaseOps(Mat A, PetscBool mpi)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* a context with the defaults, chaining to A's operations as they are now */
+/* a context with the defaults, attached to A (A->spptr); A's operations are the ones it chains to */
 PetscErrorCode MatAIJHybridContextCreate(Mat A, const AIJHybridTypeInfo *info, Mat_AIJHybrid **ctx)
 {
   PetscFunctionBegin;
   PetscCall(PetscNew(ctx));
+  A->spptr                            = *ctx;
   (*ctx)->parentops                   = *A->ops;
   (*ctx)->info                        = info;
   (*ctx)->set.params.nthreads         = AIJHybridDefaultNumThreads();
@@ -45,8 +50,10 @@ PetscErrorCode MatAIJHybridContextCreate(Mat A, const AIJHybridTypeInfo *info, M
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode MatAIJHybridContextDestroy(Mat_AIJHybrid **ctx)
+/* the context of A and its caches, detached from A */
+PetscErrorCode MatAIJHybridContextDestroy(Mat A)
 {
+  Mat_AIJHybrid  **ctx = (Mat_AIJHybrid **)&A->spptr;
   AIJHybridCaches *c;
 
   PetscFunctionBegin;
@@ -90,7 +97,6 @@ PetscErrorCode MatAIJHybridGetContext(Mat A, Mat_AIJHybrid **ctx)
   PetscCall(PetscInfo(A, "aijhybrid: restoring the context of a matrix whose data was replaced\n"));
   PetscCall(MatAIJHybridContextCreate(A, mpi ? &AIJHybridMPIInfo : &AIJHybridSeqInfo, ctx));
   (*ctx)->parentops = AIJHybridBaseOps[mpi];
-  A->spptr          = *ctx;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -111,6 +117,6 @@ void MatAIJHybridContextCurrentParams(Mat_AIJHybrid *ctx, AIJHybridPartParams *p
 /* the mode a product runs in: task needs >= 2 threads, an off-process part somewhere, and MPI_THREAD_FUNNELED */
 MatAIJHybridMode MatAIJHybridEffectiveMode(const Mat_AIJHybrid *ctx, PetscInt nthreads)
 {
-  if (nthreads < 2 || !ctx->cache.has_offproc || MatAIJHybrid_MPIThreadLevel < MPI_THREAD_FUNNELED) return MAT_AIJHYBRID_MODE_VECTOR;
+  if (nthreads < 2 || !ctx->cache.has_offproc || AIJHybridMPIThreadLevel < MPI_THREAD_FUNNELED) return MAT_AIJHYBRID_MODE_VECTOR;
   return ctx->set.mode == MAT_AIJHYBRID_MODE_VECTOR ? MAT_AIJHYBRID_MODE_VECTOR : MAT_AIJHYBRID_MODE_TASK;
 }

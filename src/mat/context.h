@@ -15,8 +15,6 @@
 
 #include "cache.h"
 
-PETSC_INTERN int MatAIJHybrid_MPIThreadLevel;
-
 /* what differs between seqaijhybrid and mpiaijhybrid */
 typedef struct {
   MatType     type, base;          /* e.g. seqaijhybrid, seqaij */
@@ -97,7 +95,7 @@ PETSC_INTERN const AIJHybridTypeInfo AIJHybridSeqInfo, AIJHybridMPIInfo;
 /* context.c */
 PETSC_INTERN PetscErrorCode   MatAIJHybridSetBaseOps(Mat, PetscBool);
 PETSC_INTERN PetscErrorCode   MatAIJHybridContextCreate(Mat, const AIJHybridTypeInfo *, Mat_AIJHybrid **);
-PETSC_INTERN PetscErrorCode   MatAIJHybridContextDestroy(Mat_AIJHybrid **);
+PETSC_INTERN PetscErrorCode   MatAIJHybridContextDestroy(Mat);
 PETSC_INTERN PetscErrorCode   MatAIJHybridGetContext(Mat, Mat_AIJHybrid **);
 PETSC_INTERN void             MatAIJHybridContextCopySettings(const Mat_AIJHybrid *, Mat_AIJHybrid *);
 PETSC_INTERN void             MatAIJHybridContextCurrentParams(Mat_AIJHybrid *, AIJHybridPartParams *);

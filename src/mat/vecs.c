@@ -76,7 +76,12 @@ PetscErrorCode MatCreateVecs_AIJHybrid(Mat A, Vec *right, Vec *left)
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   /* first touch by the threads of the row partition */
-  T      = ctx->set.params.nthreads;
+  {
+    AIJHybridPartParams params;
+
+    MatAIJHybridContextCurrentParams(ctx, &params);
+    T = params.nthreads;
+  }
   bounds = ctx->cache.diag.bounds && ctx->cache.diag.params.nthreads == T ? ctx->cache.diag.bounds : NULL;
   if (right) PetscCall(MatAIJHybridFirstTouchVecCreate(PetscObjectComm((PetscObject)A), A->cmap, T, bounds && ctx->cache.diag.nrows == A->cmap->n ? bounds : NULL, right));
   if (left) PetscCall(MatAIJHybridFirstTouchVecCreate(PetscObjectComm((PetscObject)A), A->rmap, T, bounds && ctx->cache.diag.nrows == A->rmap->n ? bounds : NULL, left));

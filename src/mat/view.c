@@ -58,7 +58,7 @@ PetscErrorCode MatAIJHybridView_Private(Mat A, PetscViewer viewer, Mat_AIJHybrid
   if (format != PETSC_VIEWER_ASCII_INFO && format != PETSC_VIEWER_ASCII_INFO_DETAIL) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)A), &rank));
-  switch (MatAIJHybrid_MPIThreadLevel) {
+  switch (AIJHybridMPIThreadLevel) {
   case MPI_THREAD_SINGLE:
     level = "MPI_THREAD_SINGLE";
     break;

@@ -1,7 +1,7 @@
 /*
    MatZeroRows() with a nonzero diagonal, made safe from a use-after-free in PETSc's SeqAIJ.
 
-   PETSc's MatZeroRows_SeqAIJ() (3.18 to 3.26 and main of 2026-08; not MAT_KEEP_NONZERO_PATTERN)
+   PETSc's MatZeroRows_SeqAIJ() (3.18 to 3.26 and main; not MAT_KEEP_NONZERO_PATTERN)
    takes the value array once, then walks the rows in the order given: a row with entries gets the
    diagonal in its first slot through that array, an empty row gets it by MatSetValues_SeqAIJ(),
    which reallocates the arrays when the row has no room (every empty row after an assembly). A row

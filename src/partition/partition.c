@@ -90,7 +90,7 @@ PetscErrorCode AIJHybridPartitionGreedy(const AIJHybridCost *cost, PetscInt T, P
 PetscErrorCode AIJHybridPartitionTaskShare(const AIJHybridCost *cost, PetscInt T, PetscReal share, PetscInt *r0)
 {
   PetscFunctionBegin;
-  PetscCheck(T >= 1 && share >= 0.0 && share <= 1.0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Lead share %g must be in [0, 1] and parts %" PetscInt_FMT " >= 1", (double)share, T);
+  PetscCheck(T >= 1 && share >= 0.0 && share <= 1.0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Task share %g must be in [0, 1] and parts %" PetscInt_FMT " >= 1", (double)share, T);
   *r0 = NearestPrefix(cost, 0, cost->n, share * Prefix(cost, cost->n) / (PetscReal)T);
   if (cost->n >= T) *r0 = PetscMin(*r0, cost->n - (T - 1)); /* leave every other part a row */
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -10,10 +10,10 @@
    (an end without a begin, two operations on the same data, a reset with an operation in flight)
    is a clear error.
 */
+#include "sfnodeaware.h"
 #include "sfnodeawareimpl.h"
 #include <petscviewer.h>
 
-PetscLogEvent    PETSCSF_NodeAwareSetUp;
 static PetscBool NodeAwarePackageInitialized = PETSC_FALSE;
 
 /* reasons for the basic path, reported once per SF through PetscInfo() */

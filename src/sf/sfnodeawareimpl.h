@@ -15,7 +15,6 @@
 #include <petscaijhybrid.h>
 #include <petsc/private/sfimpl.h>
 #include "nodeplan.h"
-#include "sfnodeaware.h"
 
 /* the element type of a unit; PAIR (MPI_2INT, MPIU_2INT of 32-bit indices) only moves */
 typedef enum {

@@ -17,6 +17,9 @@
 */
 #include "sfnodeawareimpl.h"
 
+/* the setup's log event, registered with the type (sfnodeaware.c) */
+PetscLogEvent PETSCSF_NodeAwareSetUp;
+
 /* ---------------------------------------------------------------------------------------------- */
 /* kernels: dst[di[i]] (dst[i] when di is NULL) op= the unit at orig[i] (>= 0: S, < 0: R), unit by unit;
    filter > 0 only the entries from S, < 0 only those from R, 0 all */

@@ -23,6 +23,21 @@ static PetscMPIInt AIJHybridNodeKeyval    = MPI_KEYVAL_INVALID;
 static PetscInt    AIJHybridRanksCounted  = 0; /* 0: not counted yet */
 static PetscBool   AIJHybridOversubWarned = PETSC_FALSE;
 
+int AIJHybridMPIThreadLevel = MPI_THREAD_SINGLE;
+
+/* reads the thread level MPI was initialized with (PETSc asks for MPI_THREAD_FUNNELED and never
+   checks; an application may have initialized MPI itself); called when the package is initialized */
+PetscErrorCode AIJHybridQueryThreadLevel(void)
+{
+  int initialized;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Initialized(&initialized));
+  if (initialized) PetscCallMPI(MPI_Query_thread(&AIJHybridMPIThreadLevel));
+  if (AIJHybridMPIThreadLevel < MPI_THREAD_FUNNELED) PetscCall(PetscInfo(NULL, "MPI was initialized below MPI_THREAD_FUNNELED (level %d): aijhybrid keeps every MPI call outside its parallel regions\n", AIJHybridMPIThreadLevel));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* the online CPUs of the node, read once (sysconf reads /sys: microseconds, too slow per product) */
 PetscInt AIJHybridNodeCores(void)
 {

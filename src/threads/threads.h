@@ -31,6 +31,10 @@ static inline double omp_get_wtime(void)
 
 #define AIJHYBRID_MAX_THREADS 4096 /* the largest thread count an option accepts */
 
+/* the thread level MPI was initialized with (MPI_THREAD_SINGLE until AIJHybridQueryThreadLevel()) */
+PETSC_INTERN int            AIJHybridMPIThreadLevel;
+PETSC_INTERN PetscErrorCode AIJHybridQueryThreadLevel(void);
+
 PETSC_INTERN PetscInt       AIJHybridDefaultNumThreads(void);
 PETSC_INTERN PetscInt       AIJHybridNodeCores(void);
 PETSC_INTERN PetscInt       AIJHybridNumaDomains(void);

@@ -261,7 +261,7 @@ PetscErrorCode VecHybridGetPartition(Vec v, PetscInt *nthreads, const PetscInt *
   Level: advanced
 
   Note:
-  The default was measured on a 2-core AMD EPYC: README, "Threaded vectors". Results do not depend on it.
+  How the default was chosen: README, "Threaded vectors". Results do not depend on it.
 
 .seealso: `VECHYBRID`, `VecHybridGetThreshold()`
 @*/

@@ -220,9 +220,7 @@ def _vec(PETSc, ph, comm, n_global, vec_type, T):
 
 def _c_call(ph, name):
     """A PETSc C function through the plugin's handle (petsc4py 3.18 lacks VecMDot, VecAXPBYPCZ)."""
-    from .. import _loader
-
-    fn = getattr(_loader.lib(), name)
+    fn = getattr(ph.load(), name)
 
     def call(*args):
         err = fn(*args)
