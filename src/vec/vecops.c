@@ -502,14 +502,14 @@ static PetscErrorCode VecMAXPBY_Hybrid(Vec y, PetscInt nv, const PetscScalar alp
 }
 #endif
 
-/* x = x + alpha (PETSc >= 3.21 counts n flops) */
+/* x = x + alpha (PETSc >= 3.20 counts n flops) */
 static PetscErrorCode VecShift_Hybrid(Vec x, PetscScalar alpha)
 {
   AIJHybridVecMapArgs m = {.op = AIJHYBRID_VEC_SHIFT};
 
   PetscFunctionBegin;
   m.a = alpha;
-  PetscCall(VecHybridMap(x, &m, NULL, NULL, PETSC_TRUE, PETSC_VERSION_LT(3, 21, 0) ? 0 : 1));
+  PetscCall(VecHybridMap(x, &m, NULL, NULL, PETSC_TRUE, PETSC_VERSION_LT(3, 20, 0) ? 0 : 1));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -276,9 +276,13 @@ static PetscErrorCode CheckSums(TestVecs *Vp, const Config *c, Sums *sums)
   }
   /* norms (the cache is cleared by the writes of Reset) */
   for (NormType t = NORM_1; t <= NORM_1_AND_2; t = (NormType)(t + 1)) {
+    /* PETSc 3.19 to 3.22.3 sum the local Frobenius norms of an MPI vector without squaring them
+       (fixed in 3.22.4): the reference there is the standard vector's 2-norm, the same number */
+    const NormType ts = t == NORM_FROBENIUS && size > 1 && !PETSC_VERSION_LT(3, 19, 0) && PETSC_VERSION_LT(3, 22, 4) ? NORM_2 : t;
+
     PetscCall(Reset(&V, c));
     PetscCall(PetscGetFlops(&f0));
-    PetscCall(VecNorm(s[1], t, ra));
+    PetscCall(VecNorm(s[1], ts, ra));
     PetscCall(PetscGetFlops(&f1));
     PetscCall(VecNorm(h[1], t, rb));
     PetscCall(PetscGetFlops(&f2));
