@@ -75,10 +75,11 @@ def factor_info(pc, ph):
         return ph.get_factor_info(pc.getFactorMatrix())
     if pc.getType() != "bjacobi":
         return None
+    import numpy as np
     from petsc4py import PETSc
 
     lib = ph.load()  # the plugin links libpetsc: PETSc's symbols resolve through it
-    I = ctypes.c_int64 if PETSc.IntType().itemsize == 8 else ctypes.c_int32
+    I = np.ctypeslib.as_ctypes_type(np.dtype(PETSc.IntType))
     n, first, ksps = I(), I(), ctypes.POINTER(ctypes.c_void_p)()
     sub, F = ctypes.c_void_p(), ctypes.c_void_p()
     if lib.PCBJacobiGetSubKSP(ctypes.c_void_p(pc.handle), ctypes.byref(n), ctypes.byref(first), ctypes.byref(ksps)):

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""make records: regenerates every record the README quotes (share/results/), then the README's
-generated blocks (share/records/readme.py). Each record carries the git revision, whether the tree
+"""make records: regenerates every record the README quotes (share/results/), and after each the
+README's generated blocks (share/records/readme.py). Each record carries the git revision, whether the tree
 was clean, the code it is about (code_id), the PETSc version, the machine and the date
 (share/records/record.py).
 
@@ -386,8 +386,6 @@ def main():
     (ROOT / "build" / "records").mkdir(parents=True, exist_ok=True)
     (ROOT / "build" / "records" / "times.json").write_text(json.dumps({"seconds": times, "total": round(total, 1)}, indent=1) + "\n")
     print("records: %d written (%s exited non-zero), %d without a result (%s) in %.0f s; times in build/records/times.json" % (len(made), ", ".join(nonzero) or "none", len(missing), ", ".join(missing) or "none", total))
-    if not args.no_readme and Path(args.out) == record.RESULTS:
-        subprocess.run([sys.executable, str(HERE / "readme.py"), "--write", str(ROOT / "README.md")], check=False)
     return 1 if missing or nonzero else 0
 
 

@@ -53,12 +53,12 @@ PetscErrorCode MatAIJHybridContextCreate(Mat A, const AIJHybridTypeInfo *info, M
 /* the context of A and its caches, detached from A */
 PetscErrorCode MatAIJHybridContextDestroy(Mat A)
 {
-  Mat_AIJHybrid  **ctx = (Mat_AIJHybrid **)&A->spptr;
+  Mat_AIJHybrid   *ctx = (Mat_AIJHybrid *)A->spptr;
   AIJHybridCaches *c;
 
   PetscFunctionBegin;
-  if (!*ctx) PetscFunctionReturn(PETSC_SUCCESS);
-  c = &(*ctx)->cache;
+  if (!ctx) PetscFunctionReturn(PETSC_SUCCESS);
+  c = &ctx->cache;
   PetscCall(MatAIJHybridRowPartReset(&c->diag));
   PetscCall(MatAIJHybridRowPartReset(&c->offd));
   PetscCall(MatAIJHybridRowPartReset(&c->diag_task));
@@ -68,8 +68,9 @@ PetscErrorCode MatAIJHybridContextDestroy(Mat A)
   PetscCall(MatAIJHybridFirstTouchReset(&c->ftoffd));
   PetscCall(MatAIJHybridSORReset(&c->sor));
   PetscCall(MatAIJHybridHaloReset(&c->halo));
-  PetscCall(PetscFree((*ctx)->stats.time));
-  PetscCall(PetscFree(*ctx));
+  PetscCall(PetscFree(ctx->stats.time));
+  PetscCall(PetscFree(ctx));
+  A->spptr = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

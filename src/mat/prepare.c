@@ -2,7 +2,8 @@
    The one step that makes the caches of an aijhybrid matrix valid for its current pattern and
    parameters: at assembly end (collective: the halo exchange is rebuilt where the ghost pattern
    changed on some rank) and before every product and MatSOR (local: the exchange is only checked).
-   MatCreateVecs (vecs.c) needs only the diagonal partition and updates that alone. A seqaijhybrid matrix is the case without an off-diagonal block and exchange.
+   MatCreateVecs (vecs.c) needs only the diagonal partition and updates that alone. A seqaijhybrid
+   matrix is the case without an off-diagonal block and exchange.
 */
 #include "aijhybridimpl.h"
 #include "block.h"

@@ -28,22 +28,22 @@ static PetscErrorCode CreateVec(Mat A, PetscLayout map, Vec *v)
 */
 PetscErrorCode MatCreateVecs_AIJHybrid(Mat A, Vec *right, Vec *left)
 {
-  Mat_AIJHybrid *ctx;
-  PetscBool      standard, hybrid;
-  PetscInt       T;
-  const PetscInt *bounds;
+  Mat_AIJHybrid      *ctx;
+  PetscBool           standard, hybrid;
+  PetscInt            T;
+  const PetscInt     *bounds;
+  AIJHybridPartParams params;
 
   PetscFunctionBegin;
   PetscCall(MatAIJHybridGetContext(A, &ctx));
+  MatAIJHybridContextCurrentParams(ctx, &params); /* the parameters in force */
   PetscCall(PetscStrbeginswith(A->defaultvectype, VECHYBRID, &hybrid));
   if (!hybrid) PetscCall(PetscStrcmp(A->defaultvectype, VECSEQHYBRID, &hybrid));
   if (!hybrid) PetscCall(PetscStrcmp(A->defaultvectype, VECMPIHYBRID, &hybrid));
   if (hybrid) {
-    AIJHybridPartParams params;
-    const PetscInt     *rows;
-    AIJHybridRowPart   *diag = &ctx->cache.diag;
+    const PetscInt   *rows;
+    AIJHybridRowPart *diag = &ctx->cache.diag;
 
-    MatAIJHybridContextCurrentParams(ctx, &params);
     if (A->assembled) { /* the partition of the products to come (the thread count may have changed since the last) */
       Mat Ad = A;
       if (ctx->info->mpi) PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, NULL, NULL));
@@ -76,12 +76,7 @@ PetscErrorCode MatCreateVecs_AIJHybrid(Mat A, Vec *right, Vec *left)
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   /* first touch by the threads of the row partition */
-  {
-    AIJHybridPartParams params;
-
-    MatAIJHybridContextCurrentParams(ctx, &params);
-    T = params.nthreads;
-  }
+  T      = params.nthreads;
   bounds = ctx->cache.diag.bounds && ctx->cache.diag.params.nthreads == T ? ctx->cache.diag.bounds : NULL;
   if (right) PetscCall(MatAIJHybridFirstTouchVecCreate(PetscObjectComm((PetscObject)A), A->cmap, T, bounds && ctx->cache.diag.nrows == A->cmap->n ? bounds : NULL, right));
   if (left) PetscCall(MatAIJHybridFirstTouchVecCreate(PetscObjectComm((PetscObject)A), A->rmap, T, bounds && ctx->cache.diag.nrows == A->rmap->n ? bounds : NULL, left));
