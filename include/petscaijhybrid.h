@@ -45,6 +45,8 @@
    the values), and by `PetscAIJHybridOptionsView()`. A bad value, or an unknown
    `-mat_aijhybrid_` name, makes `MatSetFromOptions()` fail with a message naming the option before
    any option is applied; an option of the family that no matrix reads is reported at `PetscFinalize()`.
+   The two factor options are read, and checked the same way, when a factor is made: with the
+   options prefix of the matrix factored, then without one.
 
 .seealso: `MatAIJHybridSetNumThreads()`, `MatAIJHybridSetMode()`, `PetscAIJHybridOptionsView()`
 M*/

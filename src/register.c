@@ -67,6 +67,7 @@ PetscErrorCode MatAIJHybridInitializePackage(void)
   PetscCall(AIJHybridOptionTableRegister(&MatAIJHybridOptionTable));
   PetscCall(AIJHybridOptionTableRegister(&VecHybridOptionTable));
   PetscCall(AIJHybridOptionTableRegister(&PetscSFNodeAwareOptionTable));
+  PetscCall(AIJHybridOptionTableRegister(&MatOrderingCMRCMOptionTable));
   PetscCall(PetscLogEventRegister("AIJHybPartition", MAT_CLASSID, &MATAIJHYBRID_Partition));
   PetscCall(PetscLogEventRegister("AIJHybHaloBegin", MAT_CLASSID, &MATAIJHYBRID_HaloBegin));
   PetscCall(PetscLogEventRegister("AIJHybHaloEnd", MAT_CLASSID, &MATAIJHYBRID_HaloEnd));

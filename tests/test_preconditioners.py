@@ -143,3 +143,31 @@ def test_cmrcm_ordering_in_solves(ranks):
     if ranks == 1:
         f = hyb["factor"]
         assert f["threaded"] and 1 <= f["levels_lower"] <= 10 and 1 <= f["levels_upper"] <= 10, f
+
+
+@pytest.mark.mpi
+def test_factor_and_ordering_options_with_prefixes():
+    """-mat_aijhybrid_factor_solve/_check and -mat_ordering_cmrcm_colors are read when the factor is
+    made, with the prefix of the matrix factored, then without one; a bad value there is refused
+    naming the option and what it accepts, also for a matrix whose MatSetFromOptions never saw it."""
+    opts = ["-hybrid", "1", "-p_mat_aijhybrid_num_threads", "2", "-prefix", "p_", "-pc_type", "ilu", "-pc_factor_mat_ordering_type", "cmrcm"]
+    # with the matrix's prefix: forced serial solves, 5 colors
+    hyb = cached_worker("preconditioners", 1, 2, args=opts + ["-p_mat_aijhybrid_factor_solve", "serial", "-p_mat_ordering_cmrcm_colors", "5"]).check()
+    f = hyb["factor"]
+    assert f["threaded"] and f["decided"] and not f["in_use"] and f["levels_lower"] <= 5, f
+    # without a prefix (the prefixed name not given): forced threaded solves, 7 colors
+    hyb = cached_worker("preconditioners", 1, 2, args=opts + ["-mat_aijhybrid_factor_solve", "threaded", "-mat_ordering_cmrcm_colors", "7"]).check()
+    f = hyb["factor"]
+    assert f["decided"] and f["in_use"] and 5 < f["levels_lower"] <= 7, f
+    # bad values: refused when the factor is made (unprefixed: the prefixed matrix's MatSetFromOptions
+    # does not read them) or by MatSetFromOptions (prefixed), with the same message
+    for name, value, accepts in (("mat_aijhybrid_factor_solve", "bogus", "one of auto, threaded, serial"),
+                                 ("p_mat_aijhybrid_factor_check", "maybe", "a boolean"),
+                                 ("mat_ordering_cmrcm_colors", "0", "an integer >= 1"),
+                                 ("p_mat_ordering_cmrcm_colors", "x", "an integer >= 1")):
+        run = mpirun.run_worker("preconditioners", 1, 2, opts + ["-" + name, value], 120)
+        assert run.rc != 0 and "'%s'" % value in run.output and "-" + name in run.output and accepts in run.output, run.describe()
+    # a misspelt name of the ordering's family, with and without the prefix
+    for wrong in ("mat_ordering_cmrcm_color", "p_mat_ordering_cmrcm_color"):
+        run = mpirun.run_worker("preconditioners", 1, 2, opts + ["-" + wrong, "3"], 120)
+        assert run.rc != 0 and "Unknown option -" + wrong in run.output, run.describe()

@@ -684,9 +684,10 @@ static void FactorSolvesOff(Mat F, Mat_AIJHybridFactor *ctx)
 /* after PETSc's numeric factorization: our solves with the threads of the matrix factored */
 static PetscErrorCode FactorAfterNumeric(Mat F, Mat A)
 {
-  Mat_AIJHybridFactor *ctx = (Mat_AIJHybridFactor *)F->spptr;
-  PetscInt             T, mode = (PetscInt)MAT_AIJHYBRID_FACTOR_SOLVE_AUTO;
-  PetscBool            rebuilt = PETSC_FALSE, set;
+  Mat_AIJHybridFactor    *ctx = (Mat_AIJHybridFactor *)F->spptr;
+  PetscInt                T;
+  MatAIJHybridFactorSolve mode    = MAT_AIJHYBRID_FACTOR_SOLVE_AUTO;
+  PetscBool               rebuilt = PETSC_FALSE;
 
   PetscFunctionBegin;
   ctx->solve             = F->ops->solve;
@@ -695,6 +696,7 @@ static PetscErrorCode FactorAfterNumeric(Mat F, Mat A)
   ctx->solvetransposeadd = F->ops->solvetransposeadd;
   ctx->threaded          = PETSC_FALSE;
   ctx->use_threads       = PETSC_FALSE;
+  PetscCall(MatAIJHybridFactorOptions(A, &mode, &ctx->check)); /* checked even where unused */
   PetscCall(MatAIJHybridBlockThreads(A, &T));
   ctx->nthreads = T;
   if (T <= 1) PetscFunctionReturn(PETSC_SUCCESS); /* PETSc's solves are the one-thread solves */
@@ -703,11 +705,9 @@ static PetscErrorCode FactorAfterNumeric(Mat F, Mat A)
     rebuilt = PETSC_TRUE;
   }
   if (ctx->reason) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscOptionsGetBool(((PetscObject)A)->options, NULL, "-mat_aijhybrid_factor_check", &ctx->check, NULL));
-  PetscCall(PetscOptionsGetEnum(((PetscObject)A)->options, NULL, "-mat_aijhybrid_factor_solve", MatAIJHybridFactorSolves, (PetscEnum *)&mode, &set));
   ctx->threaded = PETSC_TRUE;
-  if (rebuilt || (MatAIJHybridFactorSolve)mode != ctx->mode) { /* a new trial: new schedules, thread count or mode */
-    ctx->mode         = (MatAIJHybridFactorSolve)mode;
+  if (rebuilt || mode != ctx->mode) { /* a new trial: new schedules, thread count or mode */
+    ctx->mode         = mode;
     ctx->trials       = 0;
     ctx->med_threaded = ctx->med_serial = 0;
     ctx->decided      = (PetscBool)(ctx->mode != MAT_AIJHYBRID_FACTOR_SOLVE_AUTO);
@@ -846,6 +846,9 @@ static PetscErrorCode MatGetFactor_AIJHybrid(Mat A, MatFactorType ftype, Mat *F)
   Options Database Keys:
 + -mat_aijhybrid_factor_solve <auto,threaded,serial> - which solves run (see `MATAIJHYBRID`)
 - -mat_aijhybrid_factor_check - (debugging) compare every threaded solve with PETSc's (see `MATAIJHYBRID`)
+
+  Both are read when the factor is made, with the options prefix of the matrix factored, then
+  without one (the diagonal block `PCBJACOBI` factors has the prefix of its sub-`KSP`, `sub_`).
 
   Level: intermediate
 

@@ -8,6 +8,7 @@
 #include <petsc/private/petscimpl.h>
 #include "cmrcm.h"
 #include "factor.h"
+#include "../options/optiontable.h"
 
 PetscLogEvent MATAIJHYBRID_Ordering;
 
@@ -66,6 +67,44 @@ PetscErrorCode MatAIJHybridGetCMRCMColors(PetscInt *ncolors)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the ordering's options (src/options/optiontable.h): read each time a matrix is ordered */
+enum {
+  CMRCM_OPT_COLORS,
+  CMRCM_OPT_COUNT
+};
+
+static const AIJHybridOption MatOrderingCMRCMOptionList[CMRCM_OPT_COUNT] = {
+  [CMRCM_OPT_COLORS] = {"mat_ordering_cmrcm_colors", AIJHYBRID_OPTION_INT, 1, PETSC_MAX_INT, 0, {0, 0}, NULL, "an integer >= 1", "24 (MatAIJHybridSetCMRCMColors() changes it)", "Colors of the CM-RCM ordering: more give an ILU/ICC closer to RCM's, with narrower levels in the threaded solves (read with the prefix of the matrix ordered, then without)", "MatAIJHybridSetCMRCMColors"},
+};
+
+const struct AIJHybridOptionTable_s MatOrderingCMRCMOptionTable = {"mat_ordering_cmrcm_", "CM-RCM ordering options (petsc-aijhybrid)", "-pc_type bjacobi -sub_pc_type icc -sub_pc_factor_mat_ordering_type cmrcm", "MATORDERINGCMRCM", CMRCM_OPT_COUNT, MatOrderingCMRCMOptionList};
+
+/* the number of colors for ordering mat: its options prefix, then none; checked as a table's options
+   are (a bad value or a misspelt name of the family is refused naming the option), listed by -help */
+static PetscErrorCode CMRCMColorsFromOptions(Mat mat, PetscInt *ncolors)
+{
+  AIJHybridOptionValue v[CMRCM_OPT_COUNT] = {{PETSC_FALSE, 0, 0}};
+  const char          *prefix;
+
+  PetscFunctionBegin;
+  v[CMRCM_OPT_COLORS].i = AIJHybridCMRCMColors;
+  PetscCall(PetscObjectGetOptionsPrefix((PetscObject)mat, &prefix));
+  /* not PetscObjectOptionsBegin(): -help would not list the options of a matrix whose own options
+     were already listed (PCBJACOBI's block); this prints them once per prefix */
+  PetscOptionsBegin(PetscObjectComm((PetscObject)mat), prefix, "MatGetOrdering() of type " MATORDERINGCMRCM, "Mat");
+  PetscCall(AIJHybridOptionsProcess(PetscOptionsObject, (PetscObject)mat, &MatOrderingCMRCMOptionTable, v));
+  PetscOptionsEnd();
+  if (!v[CMRCM_OPT_COLORS].set && prefix) {
+    PetscOptions options;
+
+    PetscCall(PetscObjectGetOptions((PetscObject)mat, &options));
+    PetscCall(AIJHybridOptionsCheckNames(PETSC_COMM_SELF, options, NULL, &MatOrderingCMRCMOptionTable));
+    PetscCall(AIJHybridOptionGet(options, NULL, &MatOrderingCMRCMOptionTable, CMRCM_OPT_COLORS, &v[CMRCM_OPT_COLORS]));
+  }
+  *ncolors = v[CMRCM_OPT_COLORS].set ? v[CMRCM_OPT_COLORS].i : AIJHybridCMRCMColors;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*
   MatGetOrdering_CMRCM - the MatOrderingType "cmrcm" of a sequential matrix (for PCBJACOBI, the
   diagonal block of each rank): the same permutation for rows and columns
@@ -74,15 +113,13 @@ static PetscErrorCode MatGetOrdering_CMRCM(Mat mat, MatOrderingType type, IS *ir
 {
   const PetscInt *ia, *ja;
   PetscInt        m, n, nr, ncolors = AIJHybridCMRCMColors, nused, *perm;
-  PetscBool       done, set;
+  PetscBool       done;
   PetscMPIInt     size;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)mat), &size));
   PetscCheck(size == 1, PetscObjectComm((PetscObject)mat), PETSC_ERR_SUP, "The %s ordering is for sequential matrices (each rank's block with PCBJACOBI)", MATORDERINGCMRCM);
-  PetscCall(PetscOptionsGetInt(((PetscObject)mat)->options, ((PetscObject)mat)->prefix, "-mat_ordering_cmrcm_colors", &ncolors, &set));
-  if (!set && ((PetscObject)mat)->prefix) PetscCall(PetscOptionsGetInt(((PetscObject)mat)->options, NULL, "-mat_ordering_cmrcm_colors", &ncolors, &set));
-  PetscCheck(ncolors >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Invalid number of colors %" PetscInt_FMT " for -mat_ordering_cmrcm_colors: must be >= 1", ncolors);
+  PetscCall(CMRCMColorsFromOptions(mat, &ncolors));
   PetscCall(MatGetLocalSize(mat, &m, NULL));
   PetscCall(PetscLogEventBegin(MATAIJHYBRID_Ordering, mat, 0, 0, 0));
   /* like PETSc's orderings, order the inodes (identical rows) of a matrix that has them, keeping

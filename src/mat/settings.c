@@ -88,6 +88,32 @@ PetscErrorCode MatAIJHybridSetFromOptions_Private(Mat A, AIJHybridOptionItems Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+  MatAIJHybridFactorOptions - the factor options of the table (-mat_aijhybrid_factor_solve,
+  -mat_aijhybrid_factor_check) for a factor of A, read when the factor is made: with A's options
+  prefix, then without one (A may be the diagonal block PCBJACOBI factors, prefixed sub_). Checked
+  and refused as MatSetFromOptions() refuses them (a factor's matrix need not have run it). mode and
+  check keep their values where the options are not given.
+*/
+PetscErrorCode MatAIJHybridFactorOptions(Mat A, MatAIJHybridFactorSolve *mode, PetscBool *check)
+{
+  const char          *prefix;
+  PetscOptions         options;
+  AIJHybridOptionValue v;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectGetOptionsPrefix((PetscObject)A, &prefix));
+  PetscCall(PetscObjectGetOptions((PetscObject)A, &options));
+  for (PetscInt k = OPT_FACTOR_SOLVE; k <= OPT_FACTOR_CHECK; k++) {
+    PetscCall(AIJHybridOptionGet(options, prefix, &MatAIJHybridOptionTable, k, &v));
+    if (!v.set && prefix) PetscCall(AIJHybridOptionGet(options, NULL, &MatAIJHybridOptionTable, k, &v));
+    if (!v.set) continue;
+    if (k == OPT_FACTOR_SOLVE) *mode = (MatAIJHybridFactorSolve)v.i;
+    else *check = (PetscBool)(v.i != 0);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatAIJHybridSetNumThreads_AIJHybrid(Mat A, PetscInt nthreads)
 {
   Mat_AIJHybrid *ctx;

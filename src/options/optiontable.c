@@ -227,9 +227,32 @@ static PetscErrorCode OptionRead(MPI_Comm comm, PetscOptions options, const char
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode AIJHybridOptionsCheckNames(MPI_Comm comm, PetscOptions options, const char *oprefix, const AIJHybridOptionTable *table)
+{
+  const char *prefix = oprefix ? oprefix : "";
+  PetscInt    n;
+  char      **names;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsLeftGet(options, &n, &names, NULL));
+  for (PetscInt k = 0; k < n; k++) {
+    const char *name = names[k][0] == '-' ? names[k] + 1 : names[k];
+    char        known[2048];
+
+    if (!StartsWith(name, prefix)) continue;
+    name += strlen(prefix);
+    if (!StartsWith(name, table->family) || KnownOption(table->family, table, name)) continue;
+    PetscCall(FamilyNames(table, prefix, known, sizeof(known)));
+    PetscCall(PetscOptionsLeftRestore(options, &n, &names, NULL));
+    SETERRQ(comm, PETSC_ERR_ARG_WRONG, "Unknown option -%s%s: the -%s%s* options are %s", prefix, name, prefix, table->family, known);
+  }
+  PetscCall(PetscOptionsLeftRestore(options, &n, &names, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode AIJHybridOptionsProcess(AIJHybridOptionItems PetscOptionsObject, PetscObject obj, const AIJHybridOptionTable *table, AIJHybridOptionValue v[])
 {
-  const char          *oprefix, *prefix;
+  const char          *oprefix;
   PetscOptions         options;
   AIJHybridOptionValue given[64];
   char                 opt[256];
@@ -237,27 +260,9 @@ PetscErrorCode AIJHybridOptionsProcess(AIJHybridOptionItems PetscOptionsObject, 
   PetscFunctionBegin;
   PetscCall(PetscObjectGetOptionsPrefix(obj, &oprefix));
   PetscCall(PetscObjectGetOptions(obj, &options));
-  prefix = oprefix ? oprefix : "";
   PetscCheck(table->n <= 64, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Too many options in table %s", table->family);
   /* 1. a name of the family that no table knows: a misspelling (-mat_aijhybrid_num_thread) */
-  {
-    PetscInt n;
-    char   **names;
-
-    PetscCall(PetscOptionsLeftGet(options, &n, &names, NULL));
-    for (PetscInt k = 0; k < n; k++) {
-      const char *name = names[k][0] == '-' ? names[k] + 1 : names[k];
-      char        known[2048];
-
-      if (!StartsWith(name, prefix)) continue;
-      name += strlen(prefix);
-      if (!StartsWith(name, table->family) || KnownOption(table->family, table, name)) continue;
-      PetscCall(FamilyNames(table, prefix, known, sizeof(known)));
-      PetscCall(PetscOptionsLeftRestore(options, &n, &names, NULL));
-      SETERRQ(PetscObjectComm(obj), PETSC_ERR_ARG_WRONG, "Unknown option -%s%s: the -%s%s* options are %s", prefix, name, prefix, table->family, known);
-    }
-    PetscCall(PetscOptionsLeftRestore(options, &n, &names, NULL));
-  }
+  PetscCall(AIJHybridOptionsCheckNames(PetscObjectComm(obj), options, oprefix, table));
   /* 2. every value of the table, before any is applied */
   for (PetscInt k = 0; k < table->n; k++) {
     given[k] = v[k];

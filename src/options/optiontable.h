@@ -78,6 +78,9 @@ PETSC_INTERN PetscErrorCode AIJHybridOptionTableRegister(const AIJHybridOptionTa
 /* in the type's SetFromOptions: v[k] holds the current value of option k (shown by -help); on return
    v[k].set tells whether option k was given and v[k] holds its valid value. Nothing to undo on error. */
 PETSC_INTERN PetscErrorCode AIJHybridOptionsProcess(AIJHybridOptionItems, PetscObject, const AIJHybridOptionTable *, AIJHybridOptionValue[]);
+/* the misspelling check of AIJHybridOptionsProcess() alone: a name of the table's family (after
+   prefix, may be NULL) that no registered table knows is refused on comm, naming the known ones */
+PETSC_INTERN PetscErrorCode AIJHybridOptionsCheckNames(MPI_Comm, PetscOptions, const char *, const AIJHybridOptionTable *);
 /* one option k of a table read outside a SetFromOptions (when an object is made, at registration):
    the same checks and messages as AIJHybridOptionsProcess(); v->set tells whether it was given */
 PETSC_INTERN PetscErrorCode AIJHybridOptionGet(PetscOptions, const char *, const AIJHybridOptionTable *, PetscInt, AIJHybridOptionValue *);

@@ -2,7 +2,8 @@
 
 One solve of a 3D Poisson 7-point matrix (m^3 rows; -m, default 12) with the KSP/PC given by the
 options (-ksp_type, -pc_type, ... as usual), the matrix aij (-hybrid 0) or aijhybrid (-hybrid 1,
-its options -mat_aijhybrid_* as given); b = 1, x0 = 0, hybrid vectors for both. Reports the iterations, the residual
+its options -mat_aijhybrid_* as given; -prefix P: the matrix's options prefix); b = 1, x0 = 0,
+hybrid vectors for both. Reports the iterations, the residual
 history, the converged reason and, for factor PCs, the factor's threaded-solve info.
 """
 import sys
@@ -14,6 +15,7 @@ PETSc = C.PETSc
 opts = PETSc.Options()
 m = opts.getInt("m", 12)
 hybrid = opts.getBool("hybrid", False)
+prefix = opts.getString("prefix", "")
 n = m * m * m
 
 A = PETSc.Mat().create(comm=PETSc.COMM_WORLD)
@@ -29,6 +31,8 @@ for r in range(rs, re):
         if 0 <= ii < m and 0 <= jj < m and 0 <= kk < m:
             A.setValue(r, ii + m * (jj + m * kk), -1.0)
 A.assemble()
+if prefix:
+    A.setOptionsPrefix(prefix)
 if hybrid:
     A.convert("aijhybrid")
     A.setFromOptions()
