@@ -83,14 +83,14 @@ static inline void AIJHybridKernelMultAddRows(PetscInt ks, PetscInt ke, const Pe
   }
 }
 
-/* transpose through a cached CSC pattern: column c of A is row c of A^T, its entries are
-   aa[perm[k]] at rows tj[k], k in [ti[c], ti[c+1]), in increasing row order.
+/* transpose through a cached CSC copy: column c of A is row c of A^T, its entries are tv[k] at rows
+   tj[k], k in [ti[c], ti[c+1]), in increasing row order (the order SeqAIJ's transpose adds them).
    y[c] = z[c] + sum (z NULL: start from 0) for c in [cs, ce) */
-static inline void AIJHybridKernelMultTransposeCSC(PetscInt cs, PetscInt ce, const PetscInt *PETSC_RESTRICT ti, const PetscInt *PETSC_RESTRICT tj, const PetscInt *PETSC_RESTRICT perm, const PetscScalar *PETSC_RESTRICT aa, const PetscScalar *PETSC_RESTRICT x, const PetscScalar *z, PetscScalar *y)
+static inline void AIJHybridKernelMultTransposeCSC(PetscInt cs, PetscInt ce, const PetscInt *PETSC_RESTRICT ti, const PetscInt *PETSC_RESTRICT tj, const PetscScalar *PETSC_RESTRICT tv, const PetscScalar *PETSC_RESTRICT x, const PetscScalar *z, PetscScalar *y)
 {
   for (PetscInt c = cs; c < ce; c++) {
     PetscScalar sum = z ? z[c] : 0.0;
-    for (PetscInt k = ti[c]; k < ti[c + 1]; k++) sum += aa[perm[k]] * x[tj[k]];
+    for (PetscInt k = ti[c]; k < ti[c + 1]; k++) sum += tv[k] * x[tj[k]];
     y[c] = sum;
   }
 }

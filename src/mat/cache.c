@@ -66,7 +66,8 @@ PetscErrorCode MatAIJHybridTransposeReset(AIJHybridTranspose *t)
 {
   PetscFunctionBegin;
   PetscCall(MatAIJHybridBlockKeyRelease(&t->key));
-  PetscCall(PetscFree3(t->ti, t->tj, t->perm));
+  PetscCall(PetscFree4(t->ti, t->tj, t->perm, t->tv));
+  t->tvalid = PETSC_FALSE;
   PetscCall(MatAIJHybridRowPartReset(&t->part));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -203,8 +204,7 @@ PetscErrorCode MatAIJHybridRowPartUpdate(AIJHybridRowPart *p, Mat A, Mat block, 
 /*
   MatAIJHybridTransposeUpdate - (re)build the CSC pattern of block (entries of each column in
   increasing row order, so each transposed sum runs in the order SeqAIJ's transpose uses) and the
-  thread partition of its columns. Values are read through perm from the block at product time,
-  so changed values need no rebuild.
+  thread partition of its columns. Its values are copied by MatAIJHybridTransposeValues().
 */
 PetscErrorCode MatAIJHybridTransposeUpdate(AIJHybridTranspose *t, Mat A, Mat block, const AIJHybridPartParams *params)
 {
@@ -221,7 +221,7 @@ PetscErrorCode MatAIJHybridTransposeUpdate(AIJHybridTranspose *t, Mat A, Mat blo
     PetscCall(MatAIJHybridTransposeReset(t));
     PetscCall(MatAIJHybridBlockKeyHold(&t->key, &key, A));
     PetscCall(PetscLogEventBegin(MATAIJHYBRID_Partition, 0, 0, 0, 0));
-    PetscCall(PetscMalloc3(n + 1, &t->ti, nz, &t->tj, nz, &t->perm));
+    PetscCall(PetscMalloc4(n + 1, &t->ti, nz, &t->tj, nz, &t->perm, nz, &t->tv));
     PetscCall(PetscArrayzero(t->ti, n + 1));
     for (PetscInt k = 0; k < nz; k++) t->ti[aj[k] + 1]++;
     for (PetscInt c = 0; c < n; c++) t->ti[c + 1] += t->ti[c];
@@ -239,6 +239,41 @@ PetscErrorCode MatAIJHybridTransposeUpdate(AIJHybridTranspose *t, Mat A, Mat blo
     PetscCall(PetscFree(t->part.bounds)); /* force the column partition to be rebuilt */
   }
   if (!t->part.bounds || !SameParams(&t->part.params, params)) PetscCall(RowPartBuildBounds(&t->part, n, t->ti, params));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  MatAIJHybridTransposeValues - the values of block (of A) in the column order of t (built by
+  MatAIJHybridTransposeUpdate()), copied again when the state of A or of block changed since the
+  last copy (a public change of A's values increases A's state, also where PETSc changes the block
+  through its operations directly, e.g. MatDiagonalScale_MPIAIJ; a change through the block's own
+  calls increases the block's). Each thread copies the columns it multiplies (first touch).
+*/
+PetscErrorCode MatAIJHybridTransposeValues(AIJHybridTranspose *t, Mat A, Mat block, PetscInt nthreads, const PetscScalar **tv)
+{
+  PetscObjectState state[2];
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state[0]));
+  PetscCall(PetscObjectStateGet((PetscObject)block, &state[1]));
+  if (!t->tvalid || state[0] != t->state[0] || state[1] != t->state[1]) {
+    const PetscScalar *aa;
+    const PetscInt    *ti = t->ti, *perm = t->perm, *bounds = t->part.bounds, P = t->part.params.nthreads;
+    PetscScalar       *v  = t->tv;
+
+    PetscCall(MatSeqAIJGetCSRAndMemType(block, NULL, NULL, (PetscScalar **)&aa, NULL));
+#pragma omp parallel num_threads(nthreads)
+    {
+      const PetscInt nth = omp_get_num_threads();
+      for (PetscInt p = omp_get_thread_num(); p < P; p += nth)
+        for (PetscInt k = ti[bounds[p]]; k < ti[bounds[p + 1]]; k++) v[k] = aa[perm[k]];
+    }
+    t->state[0] = state[0];
+    t->state[1] = state[1];
+    t->tvalid   = PETSC_TRUE;
+    t->refreshes++;
+  }
+  *tv = t->tv;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -57,10 +57,16 @@ typedef struct {
   PetscInt            builds;
 } AIJHybridRowPart;
 
-/* the CSC pattern of one block for the race-free transpose, with a partition of its columns */
+/* the CSC copy of one block for the race-free transpose, with a partition of its columns: the
+   values in column order (tv, refreshed through perm when the values change), so a transposed
+   product streams its arrays as a forward one does */
 typedef struct {
   AIJHybridBlockKey key;
-  PetscInt         *ti, *tj, *perm; /* n+1, nz, nz */
+  PetscInt         *ti, *tj, *perm; /* n+1, nz, nz: tv[k] is the block's value perm[k] */
+  PetscScalar      *tv;             /* nz */
+  PetscObjectState  state[2];       /* of the matrix and of the block when tv was copied */
+  PetscBool         tvalid;
+  PetscInt          refreshes;      /* value copies made (tests: one per change of the values) */
   AIJHybridRowPart  part;
 } AIJHybridTranspose;
 
@@ -111,6 +117,7 @@ PETSC_INTERN PetscErrorCode MatAIJHybridBlockKeyRelease(AIJHybridBlockKey *);
 PETSC_INTERN PetscErrorCode MatAIJHybridRowPartUpdate(AIJHybridRowPart *, Mat, Mat, PetscBool, const AIJHybridPartParams *);
 PETSC_INTERN PetscErrorCode MatAIJHybridRowPartReset(AIJHybridRowPart *);
 PETSC_INTERN PetscErrorCode MatAIJHybridTransposeUpdate(AIJHybridTranspose *, Mat, Mat, const AIJHybridPartParams *);
+PETSC_INTERN PetscErrorCode MatAIJHybridTransposeValues(AIJHybridTranspose *, Mat, Mat, PetscInt, const PetscScalar **);
 PETSC_INTERN PetscErrorCode MatAIJHybridTransposeReset(AIJHybridTranspose *);
 PETSC_INTERN PetscErrorCode MatAIJHybridSORUpdate(AIJHybridSOR *, Mat, Mat, const AIJHybridRowPart *, PetscReal, PetscReal);
 PETSC_INTERN PetscErrorCode MatAIJHybridSORReset(AIJHybridSOR *);
