@@ -255,20 +255,26 @@ def bench_ratios(d):
 
 
 def bench_exchange(d):
-    """the exchange statistics (nodeaware config): inter-node and on-node messages and bytes, summed over ranks"""
+    """the exchange statistics (nodeaware config): inter-node and on-node messages and bytes of the halo pattern
+    as a basic and as a node-aware PetscSF (get_exchange_stats; every rank reports the totals over the ranks), and
+    the products of the four variants"""
     res = [r for r in d["results"] if r.get("exchange_stats") or r.get("mult_s")]
     mats, _ = _order(res)
-    lines = ["| matrix | exchange | inter-node msgs | inter-node MB | on-node msgs | on-node MB | MatMult ms (aij / standard / node-aware) |", "| --- | --- | --- | --- | --- | --- | --- |"]
+    variants = (("aij", "aij"), ("aij_nodeaware", "aij with `-sf_type nodeaware`"), ("standard", "aijhybrid, basic SF"), ("node_aware", "aijhybrid `-mat_aijhybrid_node_aware`"))
+    lines = [
+        "| matrix | PetscSF | inter-node msgs | inter-node MB | on-node msgs | on-node MB | MatMult ms (%s) |" % " / ".join(v[1] for v in variants),
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
     for mk in mats:
         rs = [r for r in res if r["matrix_key"] == mk]
         st = next((r["exchange_stats"][0]["total"] for r in rs if r.get("exchange_stats")), None)
-        times = " / ".join(_ms(next((r for r in rs if r["variant"] == v), {})) for v in ("aij", "standard", "node_aware"))
+        times = " / ".join(_ms(next((r for r in rs if r["variant"] == v), {})) for v, _ in variants)
         label = "%s %s" % (rs[0]["matrix_label"], _rows(rs[0]["rows"]))
-        for kind in ("standard", "nodeaware"):
-            if st is None:
+        for kind, keys in (("basic", ("basic", "standard")), ("nodeaware", ("nodeaware",))):  # "standard": records before the SF type
+            t = next((st[k] for k in keys if k in st), None) if st else None
+            if t is None:
                 continue
-            t = st[kind]
-            lines.append("| %s | %s | %d | %.2f | %d | %.2f | %s |" % (label if kind == "standard" else "", kind, t["inter_msgs"], t["inter_bytes"] / 1e6, t["on_msgs"], t["on_bytes"] / 1e6, times if kind == "standard" else ""))
+            lines.append("| %s | %s | %d | %.2f | %d | %.2f | %s |" % (label if kind == "basic" else "", kind, t["inter_msgs"], t["inter_bytes"] / 1e6, t["on_msgs"], t["on_bytes"] / 1e6, times if kind == "basic" else ""))
     return "\n".join(lines)
 
 
