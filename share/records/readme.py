@@ -74,7 +74,7 @@ TEST_ROWS = [
     ("test-complex", "Debian `libpetsc-complex-dev`", "`make test-flavours`", "records"),
     ("test-int64", "Debian `libpetsc64-real-dev`", "`make test-flavours`", "records"),
     ("test-int64-complex", "Debian `libpetsc64-complex-dev`", "`make test-flavours`", "records"),
-    ("test-debug", "Debian `libpetsc-real3.18-dbg` (C tests only)", "`make test-flavours`", "records"),
+    ("test-debug", "Debian `libpetsc-real3.18-dbg` (C tests only)", "`make test-flavours`", "CI"),
     ("test-latest", "newest release from PyPI's sources", "`make test PETSC_DIR=...`", "CI"),
     ("test-3.20", "3.20 from PyPI's sources (`/opt/petsc-3.20`)", "`make test-versions`", "records"),
     ("test-3.22", "3.22 from PyPI's sources (`/opt/petsc-3.22`)", "`make test-versions`", "records"),
@@ -168,6 +168,17 @@ def render_precond(ctx):
     import precond  # noqa: E402  (its table, so the README shows what the script prints)
 
     lines = [provenance(d, "share/results/bench/precond.json"), "", precond.table(d["records"])]
+    # the levels column shows the factor's schedule; which solve the measured choice kept is in factor.in_use
+    chosen = []
+    for r in d["records"]:
+        f = r.get("factor") or {}
+        if f.get("threaded") and f.get("decided"):
+            chosen.append(
+                "%s %s %s %s: %s (threaded %.1f ms, serial %.1f ms)"
+                % (r["matrix"], r["solve"], r["ordering"], r["layout"], "threaded" if f.get("in_use") else "PETSc's serial solve", 1e3 * (f.get("time_threaded") or 0), 1e3 * (f.get("time_serial") or 0))
+            )
+    if chosen:
+        lines += ["", "Triangular solves kept by the measured choice (`-mat_aijhybrid_factor_solve auto`; medians of its timed solves):", ""] + ["- " + c for c in chosen]
     ts = d.get("targets") or []
     if ts:
         lines += ["", "Targets evaluated on this record:", ""] + ["- %s: %s %s" % ("met" if t["met"] else "**missed**", t["target"], t["value"]) for t in ts]

@@ -142,8 +142,11 @@ def piece_pytest(name, make_args, petsc_dir, petsc_arch="", env=None, flavour=No
         command = " ".join(["make", "test"] + make_args)
     if flavour and TRIAL_PYTEST:
         env["PYTEST_ARGS"] += " " + TRIAL_PYTEST
-    m = record.meta(name, "all", petsc_dir, petsc_arch, command + (" (trial: %s)" % TRIAL_PYTEST if TRIAL_PYTEST else ""), trial=bool(TRIAL_PYTEST))
+    meta_args = (name, "all", petsc_dir, petsc_arch, command + (" (trial: %s)" % TRIAL_PYTEST if TRIAL_PYTEST else ""))
+    m = record.meta(*meta_args, trial=bool(TRIAL_PYTEST))
     rc, sec, text = run_logged(name, cmd, env)
+    if flavour:  # share/flavours.sh installs a missing flavour: its PETSc can be described only now
+        m = dict(record.meta(*meta_args, trial=bool(TRIAL_PYTEST)), date=m["date"])
     res = pytest_counts(xml, text)
     res["exit_code"] = rc
     return m, res, sec, res["junit"]

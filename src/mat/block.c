@@ -1,8 +1,8 @@
 /*
    The diagonal block of an mpiaijhybrid matrix is a plain seqaij matrix (MPIAIJ creates it, and
    recreates it on every preallocation); PCBJACOBI factors it on each rank. The matrix tags it with
-   its thread count at every setup and product (a composed container holding the number itself),
-   so that the factorization of the block (src/factor/) runs its solves with those threads.
+   its thread count at every setup and product (a composed container holding a PetscInt), so that
+   the factorization of the block (src/factor/) runs its solves with those threads.
 */
 #include "../compat.h"
 #include <petscaijhybrid.h>
@@ -11,21 +11,35 @@
 
 #define AIJHYBRID_BLOCK_TAG "MatAIJHybridBlockThreads"
 
+/* the tag's destroy: the container's context is the PetscInt it owns */
+static PetscErrorCode BlockTagDestroy(void *arg)
+{
+  PetscInt *count = (PetscInt *)AIJHybridContainerContext(arg);
+
+  PetscFunctionBegin;
+  PetscCall(PetscFree(count));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* tag the diagonal block Ad of an mpiaijhybrid matrix with its thread count (no allocation when
-   the tag exists: the count is kept in the container's pointer) */
+   the tag exists). The count lives in memory the container owns: a debug PETSc checks that a
+   container's pointer can be read, so a number stored as the pointer itself is refused there. */
 PetscErrorCode MatAIJHybridTagBlock(Mat Ad, PetscInt nthreads)
 {
   PetscContainer c;
-  void          *p;
+  PetscInt      *count;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectQuery((PetscObject)Ad, AIJHYBRID_BLOCK_TAG, (PetscObject *)&c));
   if (c) {
-    PetscCall(PetscContainerGetPointer(c, (void **)&p));
-    if ((PetscInt)(intptr_t)p != nthreads) PetscCall(PetscContainerSetPointer(c, (void *)(intptr_t)nthreads));
+    PetscCall(PetscContainerGetPointer(c, (void **)&count));
+    *count = nthreads;
   } else {
+    PetscCall(PetscNew(&count));
+    *count = nthreads;
     PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
-    PetscCall(PetscContainerSetPointer(c, (void *)(intptr_t)nthreads));
+    PetscCall(PetscContainerSetPointer(c, count));
+    PetscCall(AIJHybridContainerSetDestroy(c, BlockTagDestroy));
     PetscCall(PetscObjectCompose((PetscObject)Ad, AIJHYBRID_BLOCK_TAG, (PetscObject)c));
     PetscCall(PetscContainerDestroy(&c));
   }
@@ -52,7 +66,7 @@ PetscErrorCode MatAIJHybridBlockThreads(Mat A, PetscInt *nthreads)
 {
   PetscBool      hyb;
   PetscContainer c;
-  void          *p;
+  PetscInt      *count;
 
   PetscFunctionBegin;
   *nthreads = 0;
@@ -63,8 +77,8 @@ PetscErrorCode MatAIJHybridBlockThreads(Mat A, PetscInt *nthreads)
   }
   PetscCall(PetscObjectQuery((PetscObject)A, AIJHYBRID_BLOCK_TAG, (PetscObject *)&c));
   if (c) {
-    PetscCall(PetscContainerGetPointer(c, (void **)&p));
-    *nthreads = (PetscInt)(intptr_t)p;
+    PetscCall(PetscContainerGetPointer(c, (void **)&count));
+    *nthreads = *count;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -271,7 +271,6 @@ PetscErrorCode MatAIJHybridTransposeValues(AIJHybridTranspose *t, Mat A, Mat blo
     t->state[0] = state[0];
     t->state[1] = state[1];
     t->tvalid   = PETSC_TRUE;
-    t->refreshes++;
   }
   *tv = t->tv;
   PetscFunctionReturn(PETSC_SUCCESS);

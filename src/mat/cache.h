@@ -66,7 +66,6 @@ typedef struct {
   PetscScalar      *tv;             /* nz */
   PetscObjectState  state[2];       /* of the matrix and of the block when tv was copied */
   PetscBool         tvalid;
-  PetscInt          refreshes;      /* value copies made (tests: one per change of the values) */
   AIJHybridRowPart  part;
 } AIJHybridTranspose;
 
