@@ -2,8 +2,9 @@
    The aijhybrid types, top to bottom: seqaijhybrid and mpiaijhybrid are seqaij and mpiaij whose
    operations below are replaced (install) and restored (strip). The products, MatSOR,
    MatCreateVecs and MatZeroRows are in their own files (src/mat/aijhybridimpl.h); here are the
-   operations that chain to AIJ and add the plugin's part (assembly end, duplicate, options, view,
-   destroy, conversions), the constructors and the manual pages of the two types. What differs
+   operations that chain to AIJ and add the plugin's part (assembly end, duplicate, sub-matrices,
+   transpose, options, view, destroy, conversions), the constructors and the manual pages of the
+   two types. A matrix AIJ derives from one of ours takes its settings. What differs
    between the two types is their AIJHybridTypeInfo.
 */
 #include "aijhybridimpl.h"
@@ -12,7 +13,53 @@
 static PetscErrorCode MatConvert_AIJ_AIJHybrid(Mat, MatType, MatReuse, Mat *);
 static PetscErrorCode MatConvert_AIJHybrid_AIJ(Mat, MatType, MatReuse, Mat *);
 
-/* AIJ's assembly, then the caches for the new pattern (collective) */
+/* ours: A is seqaijhybrid or mpiaijhybrid */
+static PetscErrorCode MatAIJHybridIsType(Mat A, PetscBool *ours)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)A, ours, MATSEQAIJHYBRID, MATMPIAIJHYBRID, ""));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* B, if it is ours, takes the settings set; its caches follow if it is assembled (collective on B) */
+static PetscErrorCode MatAIJHybridTakeSettings(const AIJHybridSettings *set, Mat B)
+{
+  Mat_AIJHybrid    *ctx;
+  AIJHybridPrepared p;
+  PetscBool         ours;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridIsType(B, &ours));
+  if (!ours) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatAIJHybridGetContext(B, &ctx));
+  MatAIJHybridContextCopySettings(set, ctx);
+  if (B->assembled) PetscCall(MatAIJHybridPrepare(B, ctx, PETSC_TRUE, &p));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  MatAIJHybridInheritSettings - B, a copy of A or a matrix AIJ's implementation derived from it (a
+  sub-matrix, a transpose) and made of A's type, takes A's settings, so that what the options or
+  the Set functions chose for A holds for the matrices a solver makes from it (the coarse levels of
+  PCMG/PCGAMG, the sub-matrix of an active set). Nothing when either is not aijhybrid.
+*/
+static PetscErrorCode MatAIJHybridInheritSettings(Mat A, Mat B)
+{
+  Mat_AIJHybrid *ctx;
+  PetscBool      ours;
+
+  PetscFunctionBegin;
+  if (!A || !B || A == B) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatAIJHybridIsType(A, &ours));
+  if (!ours) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
+  PetscCall(MatAIJHybridTakeSettings(&ctx->set, B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* AIJ's assembly, then the caches for the new pattern (collective). A product (MatMatMult(),
+   MatPtAP(), ...: PETSc makes it of its first operand's type) takes the settings of its first
+   aijhybrid operand at its first assembly. */
 static PetscErrorCode MatAssemblyEnd_AIJHybrid(Mat A, MatAssemblyType mode)
 {
   Mat_AIJHybrid    *ctx;
@@ -22,22 +69,80 @@ static PetscErrorCode MatAssemblyEnd_AIJHybrid(Mat A, MatAssemblyType mode)
   PetscCall(MatAIJHybridGetContext(A, &ctx));
   PetscCall((*ctx->parentops.assemblyend)(A, mode));
   if (mode == MAT_FLUSH_ASSEMBLY) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!ctx->assembled_once && A->product) {
+    Mat       operand[3] = {A->product->A, A->product->B, A->product->C};
+    PetscBool ours       = PETSC_FALSE;
+
+    for (PetscInt k = 0; k < 3 && !ours; k++) {
+      Mat_AIJHybrid *octx;
+
+      if (!operand[k] || operand[k] == A) continue;
+      PetscCall(MatAIJHybridIsType(operand[k], &ours));
+      if (!ours) continue;
+      PetscCall(MatAIJHybridGetContext(operand[k], &octx));
+      MatAIJHybridContextCopySettings(&octx->set, ctx);
+    }
+  }
+  ctx->assembled_once = PETSC_TRUE;
   PetscCall(MatAIJHybridPrepare(A, ctx, PETSC_TRUE, &p));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* AIJ's sub-matrix, of our type (MPIAIJ makes a parallel one mpiaij: converted in place; reused
+   later, it stays ours), with A's settings */
+static PetscErrorCode MatCreateSubMatrix_AIJHybrid(Mat A, IS isrow, IS iscol, MatReuse reuse, Mat *B)
+{
+  Mat_AIJHybrid *ctx;
+  PetscBool      base;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
+  PetscCall((*ctx->parentops.createsubmatrix)(A, isrow, iscol, reuse, B));
+  if (reuse != MAT_INITIAL_MATRIX) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscObjectTypeCompare((PetscObject)*B, ctx->info->base, &base));
+  if (base) PetscCall(MatConvert_AIJ_AIJHybrid(*B, ctx->info->type, MAT_INPLACE_MATRIX, B));
+  PetscCall(MatAIJHybridInheritSettings(A, *B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* AIJ's sequential sub-matrices (PCASM's blocks; of our type where AIJ makes them of A's), with A's settings */
+static PetscErrorCode MatCreateSubMatrices_AIJHybrid(Mat A, PetscInt n, const IS isrow[], const IS iscol[], MatReuse reuse, Mat *B[])
+{
+  Mat_AIJHybrid *ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
+  PetscCall((*ctx->parentops.createsubmatrices)(A, n, isrow, iscol, reuse, B));
+  if (reuse == MAT_INITIAL_MATRIX)
+    for (PetscInt k = 0; k < n; k++) PetscCall(MatAIJHybridInheritSettings(A, (*B)[k]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* AIJ's transpose (of our type), with A's settings; in place, AIJ replaces A's header by the
+   transpose's (MatHeaderMerge()), so A's settings are put back */
+static PetscErrorCode MatTranspose_AIJHybrid(Mat A, MatReuse reuse, Mat *B)
+{
+  Mat_AIJHybrid    *ctx;
+  AIJHybridSettings keep;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
+  keep = ctx->set;
+  PetscCall((*ctx->parentops.transpose)(A, reuse, B));
+  if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatAIJHybridInheritSettings(A, *B));
+  if (reuse == MAT_INPLACE_MATRIX) PetscCall(MatAIJHybridTakeSettings(&keep, *B));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* AIJ's duplicate creates the copy with MatSetType(type_name) (our create runs) but not our assembly end */
 static PetscErrorCode MatDuplicate_AIJHybrid(Mat A, MatDuplicateOption op, Mat *B)
 {
-  Mat_AIJHybrid    *ctx, *bctx;
-  AIJHybridPrepared p;
+  Mat_AIJHybrid *ctx;
 
   PetscFunctionBegin;
   PetscCall(MatAIJHybridGetContext(A, &ctx));
   PetscCall((*ctx->parentops.duplicate)(A, op, B));
-  PetscCall(MatAIJHybridGetContext(*B, &bctx)); /* *B was created as our type */
-  MatAIJHybridContextCopySettings(ctx, bctx);
-  if ((*B)->assembled) PetscCall(MatAIJHybridPrepare(*B, bctx, PETSC_TRUE, &p));
+  PetscCall(MatAIJHybridInheritSettings(A, *B)); /* *B was created as our type */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -84,7 +189,7 @@ static PetscErrorCode MatCreateGraph_AIJHybrid(Mat A, PetscBool sym, PetscBool s
 #else
   PetscCall((*ctx->parentops.creategraph)(A, sym, scale, filter, num_idx, index, graph));
 #endif
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)*graph, &ours, MATSEQAIJHYBRID, MATMPIAIJHYBRID, ""));
+  PetscCall(MatAIJHybridIsType(*graph, &ours));
   if (ours) PetscCall(MatConvert_AIJHybrid_AIJ(*graph, NULL, MAT_INPLACE_MATRIX, graph));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -134,21 +239,24 @@ static PetscErrorCode MatAIJHybridStrip(Mat B)
   PetscFunctionBegin;
   PetscCall(MatAIJHybridGetContext(B, &ctx));
   info = ctx->info;
-  B->ops->mult             = ctx->parentops.mult;
-  B->ops->multadd          = ctx->parentops.multadd;
-  B->ops->multtranspose    = ctx->parentops.multtranspose;
-  B->ops->multtransposeadd = ctx->parentops.multtransposeadd;
-  B->ops->assemblyend      = ctx->parentops.assemblyend;
-  B->ops->destroy          = ctx->parentops.destroy;
-  B->ops->duplicate        = ctx->parentops.duplicate;
-  B->ops->setfromoptions   = ctx->parentops.setfromoptions;
-  B->ops->view             = ctx->parentops.view;
-  B->ops->convert          = ctx->parentops.convert;
-  B->ops->creategraph      = ctx->parentops.creategraph;
-  B->ops->getvecs          = ctx->parentops.getvecs;
-  B->ops->zerorows         = ctx->parentops.zerorows;
-  B->ops->sor              = ctx->parentops.sor;
-  B->ops->getdiagonalblock = ctx->parentops.getdiagonalblock;
+  B->ops->mult              = ctx->parentops.mult;
+  B->ops->multadd           = ctx->parentops.multadd;
+  B->ops->multtranspose     = ctx->parentops.multtranspose;
+  B->ops->multtransposeadd  = ctx->parentops.multtransposeadd;
+  B->ops->assemblyend       = ctx->parentops.assemblyend;
+  B->ops->destroy           = ctx->parentops.destroy;
+  B->ops->duplicate         = ctx->parentops.duplicate;
+  B->ops->setfromoptions    = ctx->parentops.setfromoptions;
+  B->ops->view              = ctx->parentops.view;
+  B->ops->convert           = ctx->parentops.convert;
+  B->ops->creategraph       = ctx->parentops.creategraph;
+  B->ops->getvecs           = ctx->parentops.getvecs;
+  B->ops->zerorows          = ctx->parentops.zerorows;
+  B->ops->sor               = ctx->parentops.sor;
+  B->ops->getdiagonalblock  = ctx->parentops.getdiagonalblock;
+  B->ops->transpose         = ctx->parentops.transpose;
+  B->ops->createsubmatrix   = ctx->parentops.createsubmatrix;
+  B->ops->createsubmatrices = ctx->parentops.createsubmatrices;
   PetscCall(MatAIJHybridContextDestroy(B));
   PetscCall(MatAIJHybridComposeSettings(B, PETSC_FALSE));
   PetscCall(MatAIJHybridComposeDiagnostics(B, PETSC_FALSE));
@@ -252,6 +360,9 @@ static PetscErrorCode MatConvert_AIJ_AIJHybrid(Mat A, MatType type, MatReuse reu
   B->ops->convert          = MatConvert_AIJHybrid_Any;
   B->ops->getvecs          = MatCreateVecs_AIJHybrid;
   B->ops->zerorows         = MatZeroRows_AIJHybrid;
+  if (ctx->parentops.createsubmatrix) B->ops->createsubmatrix = MatCreateSubMatrix_AIJHybrid;
+  if (ctx->parentops.createsubmatrices) B->ops->createsubmatrices = MatCreateSubMatrices_AIJHybrid;
+  if (ctx->parentops.transpose) B->ops->transpose = MatTranspose_AIJHybrid;
   if (ctx->parentops.sor) B->ops->sor = MatSOR_AIJHybrid;
   if (mpi && ctx->parentops.getdiagonalblock) B->ops->getdiagonalblock = MatGetDiagonalBlock_AIJHybrid;
   if (ctx->parentops.creategraph) B->ops->creategraph = MatCreateGraph_AIJHybrid;

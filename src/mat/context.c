@@ -101,11 +101,11 @@ PetscErrorCode MatAIJHybridGetContext(Mat A, Mat_AIJHybrid **ctx)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the settings of from, for a copy of its matrix (MatDuplicate()) */
-void MatAIJHybridContextCopySettings(const Mat_AIJHybrid *from, Mat_AIJHybrid *to)
+/* the settings of from, for a copy of its matrix (MatDuplicate()) or a matrix derived from it */
+void MatAIJHybridContextCopySettings(const AIJHybridSettings *from, Mat_AIJHybrid *to)
 {
-  to->set             = from->set;
-  to->tune.task_share = from->set.task_share >= 0 ? from->set.task_share : 1.0;
+  to->set             = *from;
+  to->tune.task_share = from->task_share >= 0 ? from->task_share : 1.0;
 }
 
 /* the partition parameters in force now: the thread count follows OpenMP unless the user set it */

@@ -88,6 +88,7 @@ typedef struct {
   AIJHybridCaches          cache;
   AIJHybridTuning          tune;
   AIJHybridStats           stats;
+  PetscBool                assembled_once; /* a first final assembly ran (a product takes its operand's settings there) */
 } Mat_AIJHybrid;
 
 PETSC_INTERN const AIJHybridTypeInfo AIJHybridSeqInfo, AIJHybridMPIInfo;
@@ -97,7 +98,7 @@ PETSC_INTERN PetscErrorCode   MatAIJHybridSetBaseOps(Mat, PetscBool);
 PETSC_INTERN PetscErrorCode   MatAIJHybridContextCreate(Mat, const AIJHybridTypeInfo *, Mat_AIJHybrid **);
 PETSC_INTERN PetscErrorCode   MatAIJHybridContextDestroy(Mat);
 PETSC_INTERN PetscErrorCode   MatAIJHybridGetContext(Mat, Mat_AIJHybrid **);
-PETSC_INTERN void             MatAIJHybridContextCopySettings(const Mat_AIJHybrid *, Mat_AIJHybrid *);
+PETSC_INTERN void             MatAIJHybridContextCopySettings(const AIJHybridSettings *, Mat_AIJHybrid *);
 PETSC_INTERN void             MatAIJHybridContextCurrentParams(Mat_AIJHybrid *, AIJHybridPartParams *);
 PETSC_INTERN MatAIJHybridMode MatAIJHybridEffectiveMode(const Mat_AIJHybrid *, PetscInt);
 

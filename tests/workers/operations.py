@@ -268,8 +268,24 @@ def t_new_nonzeros():
     same_products(Ah, Aa, what="after set_num_threads")
 
 
+def choose_settings(Ah):
+    """settings other than the defaults, which a matrix derived from Ah must carry"""
+    ph.set_num_threads(Ah, 3)
+    ph.set_partition_type(Ah, "optimal")
+    ph.set_sor_serial(Ah, True)
+
+
+def has_settings(B, what):
+    """B, derived from a matrix given choose_settings(), is aijhybrid with its settings"""
+    is_hyb(B, what)
+    got = (ph.get_num_threads(B), ph.get_partition_type(B), ph.get_sor_serial(B))
+    assert got == (3, "optimal", True), "%s: settings not inherited: %s" % (what, got)
+    C.check_partition(B, 3)
+
+
 def t_diagonal_submatrix_transpose():
     Aa, Ah = pair(case(11))
+    choose_settings(Ah)
     da, dh = Aa.getDiagonal(), Ah.getDiagonal()
     assert C.same_bits(da, dh), "getDiagonal differs"
     rs, re = Aa.getOwnershipRange()
@@ -278,10 +294,28 @@ def t_diagonal_submatrix_transpose():
     isc = PETSc.IS().createGeneral(np.arange(cs, ce, 1, dtype=PETSc.IntType))
     Sa, Sh = Aa.createSubMatrix(isr, isc), Ah.createSubMatrix(isr, isc)
     info["submatrix_type"] = Sh.getType()
+    has_settings(Sh, "createSubMatrix")
     same_products(Sh, Sa, what="createSubMatrix")
+    Aa.scale(2.0)
+    Ah.scale(2.0)
+    Aa.createSubMatrix(isr, isc, Sa)
+    Ah.createSubMatrix(isr, isc, Sh)  # reused: AIJ's reuse path on the matrix made ours
+    has_settings(Sh, "createSubMatrix reused")
+    same_products(Sh, Sa, what="createSubMatrix reused")
+    isl = PETSc.IS().createGeneral(np.arange(rs, re, 3, dtype=PETSc.IntType), comm=PETSc.COMM_SELF)
+    (Ma,), (Mh,) = Aa.createSubMatrices(isl, isl), Ah.createSubMatrices(isl, isl)
+    info["submatrices_type"] = Mh.getType()
+    if C.size() == 1:  # from mpiaij, AIJ makes them seqaij (not ours: README, "Known gaps")
+        has_settings(Mh, "createSubMatrices")
+        same_products(Mh, Ma, what="createSubMatrices")
     Ta, Th = Aa.transpose(PETSc.Mat()), Ah.transpose(PETSc.Mat())
     info["transpose_type"] = Th.getType()
+    has_settings(Th, "transpose")
     same_products(Th, Ta, what="transpose")
+    Ti = Ah.duplicate(copy=True)
+    Ti.transpose()  # in place: AIJ replaces the header, the settings stay
+    has_settings(Ti, "transpose in place")
+    same_products(Ti, Ta, what="transpose in place")
     R = case(12, 60, 25, diag=False).create("aij")
     Rt = R.transpose(PETSc.Mat())
     Rh = R.convert("aijhybrid", PETSc.Mat())
@@ -291,21 +325,29 @@ def t_diagonal_submatrix_transpose():
 
 def t_matmult_ptap():
     Aa, Ah = pair(case(13, diag=True))
+    choose_settings(Ah)
     Pc = case(14, 60, 20, diag=False, density=2.0)
     Pa, Ph = pair(Pc)
     Ca = Aa.matMult(Aa)
     Ch = Ah.matMult(Ah)
     info["matmult_type"] = Ch.getType()
+    has_settings(Ch, "matMult")
     same_products(Ch, Ca, what="matMult")
     Ca2 = Aa.matMult(Pa)
     Ch2 = Ah.matMult(Ph)
+    has_settings(Ch2, "matMult rect")
     same_products(Ch2, Ca2, what="matMult rect")
     Ra = Aa.ptap(Pa)
     Rh = Ah.ptap(Ph)
     info["ptap_type"] = Rh.getType()
+    has_settings(Rh, "PtAP")
     same_products(Rh, Ra, what="PtAP")
     Rm = Ah.ptap(Pa)  # mixed
+    has_settings(Rm, "PtAP mixed")
     same_products(Rm, Ra, what="PtAP mixed")
+    Ah.ptap(Pa, Rm)  # reuse: the product keeps its settings
+    has_settings(Rm, "PtAP mixed, reused")
+    same_products(Rm, Ra, what="PtAP mixed, reused")
 
 
 def laplacian(mtype, n=20):
