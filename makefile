@@ -7,6 +7,7 @@
 #   make test-harness  PETSc's KSP tutorials through its harness with -mat_type aijhybrid (test-harness-sf: with -sf_type nodeaware)
 #   make               build the library, the examples and the unit tests
 #   make install PREFIX=/opt/aijhybrid
+#   make format        clang-format-16 with .clang-format (PETSc's style) over the C sources; make check-format checks
 #
 # PETSc is found from PETSC_DIR/PETSC_ARCH; when unset, Debian's /usr/lib/petsc, then pkg-config.
 
@@ -62,7 +63,7 @@ EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/ex*.
 PURE_UNIT := test_partition test_nodeplan test_veckernels test_levels test_cmrcm test_sor
 UNIT     := $(patsubst %,$(BUILD)/tests/%,$(PURE_UNIT)) $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(filter-out $(patsubst %,tests/unit/%.c,$(PURE_UNIT)),$(wildcard tests/unit/*.c)))
 
-.PHONY: all lib examples unit check-petsc setup run bench test test-flavours test-harness test-harness-sf install clean help
+.PHONY: all lib examples unit check-petsc setup run bench test test-flavours test-harness test-harness-sf install clean help format check-format
 all: lib examples unit
 
 check-petsc:
@@ -175,8 +176,16 @@ install: lib
 clean:
 	rm -rf $(BUILD)
 
+# PETSc's C style (.clang-format); every C source, header and included kernel of the tree
+CLANG_FORMAT ?= clang-format-16
+FORMAT_SRC = $(shell cd $(TOP) && git ls-files '*.c' '*.h' '*.inc' 2>/dev/null || find src include tests examples share -name '*.[ch]' -o -name '*.inc')
+format:
+	cd $(TOP) && $(CLANG_FORMAT) -i $(FORMAT_SRC)
+check-format:
+	cd $(TOP) && $(CLANG_FORMAT) --dry-run -Werror $(FORMAT_SRC)
+
 help:
-	@sed -n '1,11p' makefile
+	@sed -n '1,12p' makefile
 
 # ---- hardening (share/sanitizers/README.md): sanitizers, memory checker, race detector, fuzzing
 #   make test-asan        plugin, examples and C tests built with -fsanitize=address,undefined (build/asan), run at 1 and 2 ranks x 2 threads

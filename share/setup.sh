@@ -21,7 +21,7 @@
 set -euo pipefail
 
 PKGS=(petsc-dev libpetsc3.18-dev-examples python3-petsc4py python3-mpi4py python3-numpy python3-scipy python3-matplotlib
-      python3-pytest openmpi-bin libopenmpi-dev make gcc pkg-config python3-hypothesis)
+      python3-pytest openmpi-bin libopenmpi-dev make gcc pkg-config python3-hypothesis clang-format-16)
 if [ "${1:-}" = "hardening" ]; then PKGS+=(valgrind clang libomp-dev); fi
 
 if [ -n "${PETSC_DIR:-}" ] && [ "${PETSC_DIR}" != "/usr/lib/petsc" ]; then

@@ -34,7 +34,7 @@ typedef PetscOptionItems AIJHybridOptionItems;
 #if PETSC_VERSION_LT(3, 22, 0)
 typedef PetscInt AIJHybridSFRankCount;
 #else
-typedef PetscMPIInt AIJHybridSFRankCount;
+typedef PetscMPIInt      AIJHybridSFRankCount;
 #endif
 
 #endif

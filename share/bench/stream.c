@@ -34,11 +34,11 @@ AIJHStream *aijh_stream_create(long n, int nthreads)
 {
   AIJHStream *s = calloc(1, sizeof(*s));
   if (!s) return NULL;
-  s->n = n;
+  s->n        = n;
   s->nthreads = nthreads;
-  s->a = aligned(n);
-  s->b = aligned(n);
-  s->c = aligned(n);
+  s->a        = aligned(n);
+  s->b        = aligned(n);
+  s->c        = aligned(n);
   if (!s->a || !s->b || !s->c) {
     free(s->a);
     free(s->b);

@@ -24,8 +24,8 @@ int main(int argc, char **argv)
     shared += 1;
     printf("race: %d\n", shared);
   } else if (!strcmp(mode, "overflow")) {
-    int *a = malloc(4 * sizeof(int));
-    sink = a;
+    int *a                    = malloc(4 * sizeof(int));
+    sink                      = a;
     ((volatile int *)sink)[4] = 1;
     free(a);
   } else if (!strcmp(mode, "leak")) {

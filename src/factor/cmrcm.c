@@ -103,7 +103,7 @@ static PetscInt BFS(PetscInt start, const PetscInt xadj[], const PetscInt adj[],
   dist[start]    = 0;
   queue[(*qn)++] = start;
   while (head < *qn) {
-    const PetscInt u = queue[head++];
+    const PetscInt u  = queue[head++];
     PetscInt       nb = 0;
 
     for (PetscInt p = xadj[u]; p < xadj[u + 1]; p++) {
@@ -180,7 +180,7 @@ PetscErrorCode AIJHybridCMRCM(PetscInt n, const PetscInt ia[], const PetscInt ja
     qn    = comp0;
     ecc   = BFS(start, xadj, adj, stamp, mark, dist, queue, &qn, buf, PETSC_TRUE);
     for (PetscInt q = comp0; q < qn; q++) level[queue[q]] = ecc - dist[queue[q]]; /* counted from the far end */
-    stamp++;                                                                        /* next trials: a fresh even stamp */
+    stamp++;                                                                      /* next trials: a fresh even stamp */
   }
   /* reverse: rcm[k] = the k-th vertex of the RCM order */
   for (PetscInt k = 0; k < n; k++) rcm[k] = queue[n - 1 - k];

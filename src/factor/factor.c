@@ -60,18 +60,18 @@ typedef struct {
 
   /* the schedules are for symbolic factorization number built_pattern and built_T threads */
   PetscInt        pattern, built_pattern, built_T, nthreads;
-  PetscBool       threaded; /* our solves are installed */
-  PetscBool       inode;    /* PETSc's MatSolve is MatSolve_SeqAIJ_Inode */
-  const char     *reason;   /* why the solves stay PETSc's */
-  PetscInt        n, nz;    /* rows; nonzeros of the factor (ILU: L and U with the diagonal; ICC: U) */
-  const PetscInt *fi, *fj;  /* the factor's row pointers and columns (kept by the factor until its next symbolic factorization) */
-  PetscInt       *bdiag;    /* ILU: the diagonal positions of U (PETSc's factor->diag, recovered from the pattern) */
-  PetscInt       *npair, *nskip; /* ILU inodes: entries summed in pairs (forward), inode entries first in U (backward) */
+  PetscBool       threaded;       /* our solves are installed */
+  PetscBool       inode;          /* PETSc's MatSolve is MatSolve_SeqAIJ_Inode */
+  const char     *reason;         /* why the solves stay PETSc's */
+  PetscInt        n, nz;          /* rows; nonzeros of the factor (ILU: L and U with the diagonal; ICC: U) */
+  const PetscInt *fi, *fj;        /* the factor's row pointers and columns (kept by the factor until its next symbolic factorization) */
+  PetscInt       *bdiag;          /* ILU: the diagonal positions of U (PETSc's factor->diag, recovered from the pattern) */
+  PetscInt       *npair, *nskip;  /* ILU inodes: entries summed in pairs (forward), inode entries first in U (backward) */
   AIJHybridLevels lower, upper;   /* forward (ILU: L; ICC: U^T) and backward (U) solve */
   AIJHybridLevels lowerT, upperT; /* ILU transposed solves: U^T forward, L^T backward (built on first use) */
   AIJHybridCSC    cscU, cscL;     /* U by columns (ascending rows); ILU: L by columns (descending rows) */
   PetscScalar    *work, *work2;
-  PetscInt       *progress;       /* 2 * built_T * AIJHYBRID_LEVELS_STRIDE: the threads' levels done, forward and backward */
+  PetscInt       *progress; /* 2 * built_T * AIJHYBRID_LEVELS_STRIDE: the threads' levels done, forward and backward */
   PetscLogDouble  build_time;
   PetscInt        builds;
   PetscBool       check; /* -mat_aijhybrid_factor_check: compare every solve with PETSc's */
@@ -79,20 +79,20 @@ typedef struct {
   /* -mat_aijhybrid_factor_solve: auto measures the first MatSolve()s both ways and keeps the faster
      (both give the same bits); threaded / serial force one */
   MatAIJHybridFactorSolve mode;
-  PetscBool               decided, use_threads;          /* decided: the choice is made; use_threads: threaded solves in force */
-  PetscInt                trials;                        /* MatSolve()s of the trial so far */
+  PetscBool               decided, use_threads; /* decided: the choice is made; use_threads: threaded solves in force */
+  PetscInt                trials;               /* MatSolve()s of the trial so far */
   PetscLogDouble          t_threaded[AIJHYBRID_FACTOR_TRIALS], t_serial[AIJHYBRID_FACTOR_TRIALS];
-  PetscLogDouble          med_threaded, med_serial;      /* medians of the trial (0 before) */
+  PetscLogDouble          med_threaded, med_serial; /* medians of the trial (0 before) */
 } Mat_AIJHybridFactor;
 
 const char *const MatAIJHybridFactorSolves[] = {"auto", "threaded", "serial", "MatAIJHybridFactorSolve", "MAT_AIJHYBRID_FACTOR_SOLVE_", NULL};
 
-static PetscErrorCode (*PETScGetFactorILU)(Mat, MatFactorType, Mat *) = NULL;
-static PetscErrorCode (*PETScGetFactorICC)(Mat, MatFactorType, Mat *) = NULL;
-static PetscErrorCode (*PETScGetFactorLU)(Mat, MatFactorType, Mat *) = NULL;
+static PetscErrorCode (*PETScGetFactorILU)(Mat, MatFactorType, Mat *)      = NULL;
+static PetscErrorCode (*PETScGetFactorICC)(Mat, MatFactorType, Mat *)      = NULL;
+static PetscErrorCode (*PETScGetFactorLU)(Mat, MatFactorType, Mat *)       = NULL;
 static PetscErrorCode (*PETScGetFactorCholesky)(Mat, MatFactorType, Mat *) = NULL;
 /* PETSc's symbolic LU and Cholesky factorizations of seqaij, chained by the wrappers below */
-static PetscErrorCode (*PETScLUSymbolic)(Mat, Mat, IS, IS, const MatFactorInfo *) = NULL;
+static PetscErrorCode (*PETScLUSymbolic)(Mat, Mat, IS, IS, const MatFactorInfo *)   = NULL;
 static PetscErrorCode (*PETScCholeskySymbolic)(Mat, Mat, IS, const MatFactorInfo *) = NULL;
 
 static PetscErrorCode FactorResetSchedules(Mat_AIJHybridFactor *ctx)
@@ -142,7 +142,7 @@ static PetscErrorCode FactorSetPermutations(Mat_AIJHybridFactor *ctx, IS row, IS
 
 static PetscErrorCode MatDestroy_AIJHybridFactor(Mat F)
 {
-  Mat_AIJHybridFactor *ctx = (Mat_AIJHybridFactor *)F->spptr;
+  Mat_AIJHybridFactor *ctx       = (Mat_AIJHybridFactor *)F->spptr;
   PetscErrorCode (*destroy)(Mat) = ctx->destroy;
 
   PetscFunctionBegin;
@@ -220,7 +220,8 @@ typedef enum {
   ILU_T:  tmp = U^{-T} Q^T b, then x = P^T L^{-T} tmp (+ y)
   ICC:    u/t = (U^T D)^{-1} P b, then x = P^T U^{-1} t
 */
-static void SolveLevels(const Mat_AIJHybridFactor *ctx, SolveKind kind, const PetscInt *bi, const PetscInt *bj, const PetscScalar *ba, const PetscScalar *b, const PetscScalar *y, PetscScalar *tmp, PetscScalar *tmp2, PetscScalar *x, PetscInt *progress)
+static void SolveLevels(const Mat_AIJHybridFactor *ctx, SolveKind kind, const PetscInt *bi, const PetscInt *bj, const PetscScalar *ba, const PetscScalar *b, const PetscScalar *y, PetscScalar *tmp, PetscScalar *tmp2, PetscScalar *x,
+                        PetscInt *progress)
 {
   const PetscInt  nth = omp_get_num_threads(), tid = omp_get_thread_num();
   const PetscInt *r = ctx->r, *c = ctx->c;
@@ -307,7 +308,7 @@ static PetscErrorCode ILURecoverDiag(Mat_AIJHybridFactor *ctx, const PetscInt *b
   for (PetscInt i = 0; i < n && *ok; i++)
     for (PetscInt q = bi[i]; q < bi[i + 1]; q++)
       if (bj[q] < 0 || bj[q] >= i) *ok = PETSC_FALSE;
-  p              = n ? bi[n] : 0;
+  p             = n ? bi[n] : 0;
   ctx->bdiag[n] = p - 1;
   for (PetscInt i = n - 1; i >= 0 && *ok; i--) {
     while (p < nz && bj[p] != i) {
@@ -461,8 +462,8 @@ static PetscErrorCode FactorBuild(Mat F, Mat_AIJHybridFactor *ctx, PetscInt T)
   PetscCall(PetscLogEventEnd(MATAIJHYBRID_Levels, F, 0, 0, 0));
   if (ctx->reason) PetscCall(PetscInfo(F, "aijhybrid: PETSc's serial triangular solves kept: %s\n", ctx->reason));
   else
-    PetscCall(PetscInfo(F, "aijhybrid: %s factor, %" PetscInt_FMT " rows, %" PetscInt_FMT " threads: %" PetscInt_FMT " forward and %" PetscInt_FMT " backward levels (widest %" PetscInt_FMT " and %" PetscInt_FMT " rows)%s, built in %g s\n", ctx->ftype == MAT_FACTOR_ILU ? "ILU" : "ICC", n, T, ctx->lower.nlevels,
-                        ctx->upper.nlevels, ctx->lower.maxwidth, ctx->upper.maxwidth, ctx->inode ? ", inode arithmetic" : "", (double)ctx->build_time));
+    PetscCall(PetscInfo(F, "aijhybrid: %s factor, %" PetscInt_FMT " rows, %" PetscInt_FMT " threads: %" PetscInt_FMT " forward and %" PetscInt_FMT " backward levels (widest %" PetscInt_FMT " and %" PetscInt_FMT " rows)%s, built in %g s\n",
+                        ctx->ftype == MAT_FACTOR_ILU ? "ILU" : "ICC", n, T, ctx->lower.nlevels, ctx->upper.nlevels, ctx->lower.maxwidth, ctx->upper.maxwidth, ctx->inode ? ", inode arithmetic" : "", (double)ctx->build_time));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -470,7 +471,7 @@ static PetscErrorCode FactorBuild(Mat F, Mat_AIJHybridFactor *ctx, PetscInt T)
 static PetscErrorCode FactorBuildTranspose(Mat F, Mat_AIJHybridFactor *ctx)
 {
   const PetscInt *fi = ctx->fi, *fj = ctx->fj;
-  PetscInt       *start, n = ctx->n;
+  PetscInt       *start, n          = ctx->n;
   const PetscInt  T = ctx->built_T;
 
   PetscFunctionBegin;
@@ -504,7 +505,8 @@ static PetscErrorCode FactorCheck(Mat F, Mat_AIJHybridFactor *ctx, const char *w
   PetscCall(VecGetLocalSize(x, &n));
   PetscCall(VecGetArrayRead(x, &xa));
   PetscCall(VecGetArrayRead(ref, &ra));
-  for (PetscInt i = 0; i < n; i++) PetscCheck(!memcmp(&xa[i], &ra[i], sizeof(PetscScalar)), PETSC_COMM_SELF, PETSC_ERR_PLIB, "aijhybrid: threaded %s differs from PETSc's serial one in entry %" PetscInt_FMT " (%" PetscInt_FMT " threads)", what, i, ctx->built_T);
+  for (PetscInt i = 0; i < n; i++)
+    PetscCheck(!memcmp(&xa[i], &ra[i], sizeof(PetscScalar)), PETSC_COMM_SELF, PETSC_ERR_PLIB, "aijhybrid: threaded %s differs from PETSc's serial one in entry %" PetscInt_FMT " (%" PetscInt_FMT " threads)", what, i, ctx->built_T);
   PetscCall(VecRestoreArrayRead(x, &xa));
   PetscCall(VecRestoreArrayRead(ref, &ra));
   PetscCall(VecDestroy(&ref));
@@ -576,7 +578,7 @@ static void FactorInstall(Mat F, Mat_AIJHybridFactor *ctx, PetscBool threads);
 */
 static PetscErrorCode FactorTrialSolve(Mat F, Mat_AIJHybridFactor *ctx, SolveKind kind, Vec b, Vec x)
 {
-  const PetscInt k = ctx->trials++, round = k / 2 - 1; /* round -1: the warm-up pair */
+  const PetscInt  k = ctx->trials++, round = k / 2 - 1;                 /* round -1: the warm-up pair */
   const PetscBool threaded = (PetscBool)(k % 2 == (round % 2 ? 1 : 0)); /* alternate which goes first */
   PetscLogDouble  t0, t1;
 
@@ -594,8 +596,8 @@ static PetscErrorCode FactorTrialSolve(Mat F, Mat_AIJHybridFactor *ctx, SolveKin
     ctx->med_serial   = Median(ctx->t_serial, AIJHYBRID_FACTOR_TRIALS);
     ctx->decided      = PETSC_TRUE;
     FactorInstall(F, ctx, (PetscBool)(ctx->med_threaded < ctx->med_serial));
-    PetscCall(PetscInfo(F, "aijhybrid: MatSolve median %g s threaded (%" PetscInt_FMT " threads, %" PetscInt_FMT "/%" PetscInt_FMT " levels) against %g s serial: %s solves kept\n", ctx->med_threaded, ctx->built_T, ctx->lower.nlevels, ctx->upper.nlevels, ctx->med_serial,
-                        ctx->use_threads ? "threaded" : "serial"));
+    PetscCall(PetscInfo(F, "aijhybrid: MatSolve median %g s threaded (%" PetscInt_FMT " threads, %" PetscInt_FMT "/%" PetscInt_FMT " levels) against %g s serial: %s solves kept\n", ctx->med_threaded, ctx->built_T, ctx->lower.nlevels,
+                        ctx->upper.nlevels, ctx->med_serial, ctx->use_threads ? "threaded" : "serial"));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -710,8 +712,8 @@ static PetscErrorCode FactorAfterNumeric(Mat F, Mat A)
     ctx->mode         = mode;
     ctx->trials       = 0;
     ctx->med_threaded = ctx->med_serial = 0;
-    ctx->decided      = (PetscBool)(ctx->mode != MAT_AIJHYBRID_FACTOR_SOLVE_AUTO);
-    ctx->use_threads  = (PetscBool)(ctx->mode != MAT_AIJHYBRID_FACTOR_SOLVE_SERIAL);
+    ctx->decided                        = (PetscBool)(ctx->mode != MAT_AIJHYBRID_FACTOR_SOLVE_AUTO);
+    ctx->use_threads                    = (PetscBool)(ctx->mode != MAT_AIJHYBRID_FACTOR_SOLVE_SERIAL);
   } else ctx->use_threads = ctx->decided ? (PetscBool)(ctx->mode == MAT_AIJHYBRID_FACTOR_SOLVE_THREADED || ctx->med_threaded < ctx->med_serial) : PETSC_FALSE;
   FactorInstall(F, ctx, (PetscBool)(ctx->decided && ctx->use_threads));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -735,8 +737,8 @@ static PetscErrorCode MatILUFactorSymbolic_AIJHybridFactor(Mat F, Mat A, IS row,
   FactorSolvesOff(F, ctx);
   PetscCall((*ctx->ilusymbolic)(F, A, row, col, info));
   PetscCall(MatAIJHybridForgetComposed(F)); /* copied from A with its function list */
-  ctx->numeric               = F->ops->lufactornumeric;
-  F->ops->lufactornumeric    = MatLUFactorNumeric_AIJHybridFactor;
+  ctx->numeric            = F->ops->lufactornumeric;
+  F->ops->lufactornumeric = MatLUFactorNumeric_AIJHybridFactor;
   PetscCall(FactorSetPermutations(ctx, row, col));
   ctx->pattern++;
   PetscFunctionReturn(PETSC_SUCCESS);

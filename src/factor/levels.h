@@ -96,9 +96,9 @@ PETSC_INTERN PetscErrorCode AIJHybridLevelsValid(const AIJHybridLevels *, const 
 */
 typedef struct {
   PetscInt  n;
-  PetscInt *ptr;  /* n+1 */
-  PetscInt *row;  /* ptr[n] */
-  PetscInt *pos;  /* ptr[n] */
+  PetscInt *ptr; /* n+1 */
+  PetscInt *row; /* ptr[n] */
+  PetscInt *pos; /* ptr[n] */
 } AIJHybridCSC;
 
 PETSC_INTERN PetscErrorCode AIJHybridCSCBuild(PetscInt, const PetscInt[], const PetscInt[], const PetscInt[], PetscBool, AIJHybridCSC *);

@@ -74,17 +74,26 @@ enum {
 };
 
 static const AIJHybridOption MatOrderingCMRCMOptionList[CMRCM_OPT_COUNT] = {
-  [CMRCM_OPT_COLORS] = {"mat_ordering_cmrcm_colors", AIJHYBRID_OPTION_INT, 1, PETSC_MAX_INT, 0, {0, 0}, NULL, "an integer >= 1", "24 (MatAIJHybridSetCMRCMColors() changes it)", "Colors of the CM-RCM ordering: more give an ILU/ICC closer to RCM's, with narrower levels in the threaded solves (read with the prefix of the matrix ordered, then without)", "MatAIJHybridSetCMRCMColors"},
+  [CMRCM_OPT_COLORS] = {"mat_ordering_cmrcm_colors",
+                        AIJHYBRID_OPTION_INT, 1,
+                        PETSC_MAX_INT, 0,
+                        {0, 0},
+                        NULL, "an integer >= 1",
+                        "24 (MatAIJHybridSetCMRCMColors() changes it)", "Colors of the CM-RCM ordering: more give an ILU/ICC closer to RCM's, with narrower levels in the threaded solves (read with the prefix of the matrix ordered, then without)",
+                        "MatAIJHybridSetCMRCMColors"},
 };
 
-const struct AIJHybridOptionTable_s MatOrderingCMRCMOptionTable = {"mat_ordering_cmrcm_", "CM-RCM ordering options (petsc-aijhybrid)", "-pc_type bjacobi -sub_pc_type icc -sub_pc_factor_mat_ordering_type cmrcm", "MATORDERINGCMRCM", CMRCM_OPT_COUNT, MatOrderingCMRCMOptionList};
+const struct AIJHybridOptionTable_s MatOrderingCMRCMOptionTable =
+  {"mat_ordering_cmrcm_", "CM-RCM ordering options (petsc-aijhybrid)", "-pc_type bjacobi -sub_pc_type icc -sub_pc_factor_mat_ordering_type cmrcm", "MATORDERINGCMRCM", CMRCM_OPT_COUNT, MatOrderingCMRCMOptionList};
 
 /* the number of colors for ordering mat: its options prefix, then none; checked as a table's options
    are (a bad value or a misspelt name of the family is refused naming the option), listed by -help */
 static PetscErrorCode CMRCMColorsFromOptions(Mat mat, PetscInt *ncolors)
 {
-  AIJHybridOptionValue v[CMRCM_OPT_COUNT] = {{PETSC_FALSE, 0, 0}};
-  const char          *prefix;
+  AIJHybridOptionValue v[CMRCM_OPT_COUNT] = {
+    {PETSC_FALSE, 0, 0}
+  };
+  const char *prefix;
 
   PetscFunctionBegin;
   v[CMRCM_OPT_COLORS].i = AIJHybridCMRCMColors;

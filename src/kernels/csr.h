@@ -52,7 +52,8 @@ static inline void AIJHybridPrefetchTo(AIJHybridPrefetch *p, PetscInt upto, cons
 
 /* y[i] = z[i] + A(i,:) x for i in [rs, re) (z NULL: y[i] = A(i,:) x); z may be y. pd: prefetch
    distance in nonzeros, 0 for none (the tests on z and pd are once per row, outside the nonzero loop) */
-static inline void AIJHybridKernelMultAdd(PetscInt rs, PetscInt re, const PetscInt *PETSC_RESTRICT ai, const PetscInt *PETSC_RESTRICT aj, const PetscScalar *PETSC_RESTRICT aa, const PetscScalar *PETSC_RESTRICT x, const PetscScalar *z, PetscScalar *y, PetscInt pd)
+static inline void AIJHybridKernelMultAdd(PetscInt rs, PetscInt re, const PetscInt *PETSC_RESTRICT ai, const PetscInt *PETSC_RESTRICT aj, const PetscScalar *PETSC_RESTRICT aa, const PetscScalar *PETSC_RESTRICT x, const PetscScalar *z, PetscScalar *y,
+                                          PetscInt pd)
 {
   AIJHybridPrefetch p = {0, 0, 0};
 
@@ -68,7 +69,8 @@ static inline void AIJHybridKernelMultAdd(PetscInt rs, PetscInt re, const PetscI
 
 /* y[r] += A(r,:) x for r = rows[k], k in [ks, ke): the non-empty rows of an off-diagonal block, in
    increasing order. pd: prefetch distance in nonzeros, 0 for none */
-static inline void AIJHybridKernelMultAddRows(PetscInt ks, PetscInt ke, const PetscInt *PETSC_RESTRICT rows, const PetscInt *PETSC_RESTRICT ai, const PetscInt *PETSC_RESTRICT aj, const PetscScalar *PETSC_RESTRICT aa, const PetscScalar *PETSC_RESTRICT x, PetscScalar *PETSC_RESTRICT y, PetscInt pd)
+static inline void AIJHybridKernelMultAddRows(PetscInt ks, PetscInt ke, const PetscInt *PETSC_RESTRICT rows, const PetscInt *PETSC_RESTRICT ai, const PetscInt *PETSC_RESTRICT aj, const PetscScalar *PETSC_RESTRICT aa,
+                                              const PetscScalar *PETSC_RESTRICT x, PetscScalar *PETSC_RESTRICT y, PetscInt pd)
 {
   AIJHybridPrefetch p = {0, 0, 0};
 
@@ -86,7 +88,8 @@ static inline void AIJHybridKernelMultAddRows(PetscInt ks, PetscInt ke, const Pe
 /* transpose through a cached CSC copy: column c of A is row c of A^T, its entries are tv[k] at rows
    tj[k], k in [ti[c], ti[c+1]), in increasing row order (the order SeqAIJ's transpose adds them).
    y[c] = z[c] + sum (z NULL: start from 0) for c in [cs, ce) */
-static inline void AIJHybridKernelMultTransposeCSC(PetscInt cs, PetscInt ce, const PetscInt *PETSC_RESTRICT ti, const PetscInt *PETSC_RESTRICT tj, const PetscScalar *PETSC_RESTRICT tv, const PetscScalar *PETSC_RESTRICT x, const PetscScalar *z, PetscScalar *y)
+static inline void AIJHybridKernelMultTransposeCSC(PetscInt cs, PetscInt ce, const PetscInt *PETSC_RESTRICT ti, const PetscInt *PETSC_RESTRICT tj, const PetscScalar *PETSC_RESTRICT tv, const PetscScalar *PETSC_RESTRICT x, const PetscScalar *z,
+                                                   PetscScalar *y)
 {
   for (PetscInt c = cs; c < ce; c++) {
     PetscScalar sum = z ? z[c] : 0.0;

@@ -40,7 +40,9 @@ static inline void AIJHybridSORPositions(PetscInt rs, PetscInt re, const PetscIn
    ghost values g; oi NULL: none), each subtracted in turn.
    eisenstat: instead bl[i] = b[i] + scale * (a_ii x[i]) + (off-block entries) x, each added in
    turn: the right-hand side of MatSOR_MPIAIJ's Eisenstat step. */
-static inline void AIJHybridSORRhs(PetscInt rs, PetscInt re, const PetscInt *PETSC_RESTRICT ai, const PetscInt *PETSC_RESTRICT aj, const PetscScalar *PETSC_RESTRICT aa, const PetscInt *PETSC_RESTRICT lo, const PetscInt *PETSC_RESTRICT hi, const PetscInt *oi, const PetscInt *oj, const PetscScalar *oa, const PetscScalar *g, const PetscScalar *b, const PetscScalar *x, PetscBool eisenstat, PetscScalar scale, const PetscScalar *mdiag, PetscScalar *PETSC_RESTRICT bl)
+static inline void AIJHybridSORRhs(PetscInt rs, PetscInt re, const PetscInt *PETSC_RESTRICT ai, const PetscInt *PETSC_RESTRICT aj, const PetscScalar *PETSC_RESTRICT aa, const PetscInt *PETSC_RESTRICT lo, const PetscInt *PETSC_RESTRICT hi,
+                                   const PetscInt *oi, const PetscInt *oj, const PetscScalar *oa, const PetscScalar *g, const PetscScalar *b, const PetscScalar *x, PetscBool eisenstat, PetscScalar scale, const PetscScalar *mdiag,
+                                   PetscScalar *PETSC_RESTRICT bl)
 {
   for (PetscInt i = rs; i < re; i++) {
     PetscScalar s = b[i];
@@ -62,7 +64,8 @@ static inline void AIJHybridSORRhs(PetscInt rs, PetscInt re, const PetscInt *PET
 }
 
 /* MatSOR_SeqAIJ's SOR_APPLY_UPPER on the block: x = (U + D/omega) b, U the block's strictly upper part */
-static inline void AIJHybridSORApplyUpper(PetscInt rs, PetscInt re, const PetscInt *PETSC_RESTRICT aj, const PetscScalar *PETSC_RESTRICT aa, const PetscInt *PETSC_RESTRICT dg, const PetscInt *PETSC_RESTRICT hi, const PetscScalar *PETSC_RESTRICT mdiag, PetscReal omega, PetscReal fshift, const PetscScalar *b, PetscScalar *x)
+static inline void AIJHybridSORApplyUpper(PetscInt rs, PetscInt re, const PetscInt *PETSC_RESTRICT aj, const PetscScalar *PETSC_RESTRICT aa, const PetscInt *PETSC_RESTRICT dg, const PetscInt *PETSC_RESTRICT hi,
+                                          const PetscScalar *PETSC_RESTRICT mdiag, PetscReal omega, PetscReal fshift, const PetscScalar *b, PetscScalar *x)
 {
   for (PetscInt i = rs; i < re; i++) {
     const PetscScalar d   = fshift + mdiag[i];
@@ -79,7 +82,9 @@ static inline void AIJHybridSORApplyUpper(PetscInt rs, PetscInt re, const PetscI
   reading no old value of x). bl: the right-hand side; t: scratch of the rows (the lower part saved
   by a forward sweep for the backward one).
 */
-static inline void AIJHybridSORSweep(PetscInt rs, PetscInt re, const PetscInt *PETSC_RESTRICT aj, const PetscScalar *PETSC_RESTRICT aa, const PetscInt *PETSC_RESTRICT lo, const PetscInt *PETSC_RESTRICT dg, const PetscInt *PETSC_RESTRICT hi, const PetscScalar *PETSC_RESTRICT idiag, const PetscScalar *PETSC_RESTRICT mdiag, PetscReal omega, PetscBool forward, PetscBool backward, PetscBool zero, PetscInt its, const PetscScalar *bl, PetscScalar *x, PetscScalar *t)
+static inline void AIJHybridSORSweep(PetscInt rs, PetscInt re, const PetscInt *PETSC_RESTRICT aj, const PetscScalar *PETSC_RESTRICT aa, const PetscInt *PETSC_RESTRICT lo, const PetscInt *PETSC_RESTRICT dg, const PetscInt *PETSC_RESTRICT hi,
+                                     const PetscScalar *PETSC_RESTRICT idiag, const PetscScalar *PETSC_RESTRICT mdiag, PetscReal omega, PetscBool forward, PetscBool backward, PetscBool zero, PetscInt its, const PetscScalar *bl, PetscScalar *x,
+                                     PetscScalar *t)
 {
   const PetscScalar *xb;
 

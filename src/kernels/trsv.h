@@ -29,12 +29,13 @@
 
 /* MatSolve_SeqAIJ / _NaturalOrdering (PetscSparseDenseMinusDot without unrolling): one
    subtraction per entry, left to right */
-static inline void AIJHybridTrsvLower(PetscInt ks, PetscInt ke, const PetscInt *PETSC_RESTRICT order, const PetscInt *PETSC_RESTRICT bi, const PetscInt *PETSC_RESTRICT bj, const PetscScalar *PETSC_RESTRICT ba, const PetscInt *r, const PetscScalar *b, PetscScalar *tmp)
+static inline void AIJHybridTrsvLower(PetscInt ks, PetscInt ke, const PetscInt *PETSC_RESTRICT order, const PetscInt *PETSC_RESTRICT bi, const PetscInt *PETSC_RESTRICT bj, const PetscScalar *PETSC_RESTRICT ba, const PetscInt *r, const PetscScalar *b,
+                                      PetscScalar *tmp)
 {
   for (PetscInt q = ks; q < ke; q++) {
     const PetscInt     i = order[q], nz = bi[i + 1] - bi[i];
-    const PetscInt    *vi = bj + bi[i];
-    const PetscScalar *v  = ba + bi[i];
+    const PetscInt    *vi  = bj + bi[i];
+    const PetscScalar *v   = ba + bi[i];
     PetscScalar        sum = b[r ? r[i] : i];
 
     for (PetscInt j = 0; j < nz; j++) sum -= v[j] * tmp[vi[j]];
@@ -45,12 +46,13 @@ static inline void AIJHybridTrsvLower(PetscInt ks, PetscInt ke, const PetscInt *
 /* MatSolve_SeqAIJ_Inode: the first npair[i] entries of the row (the columns it shares with the
    first row of its inode) in pairs, sum -= (v0 t0 + v1 t1), an odd last one alone; then the
    entries inside the inode one at a time, left to right */
-static inline void AIJHybridTrsvLowerInode(PetscInt ks, PetscInt ke, const PetscInt *PETSC_RESTRICT order, const PetscInt *PETSC_RESTRICT npair, const PetscInt *PETSC_RESTRICT bi, const PetscInt *PETSC_RESTRICT bj, const PetscScalar *PETSC_RESTRICT ba, const PetscInt *r, const PetscScalar *b, PetscScalar *tmp)
+static inline void AIJHybridTrsvLowerInode(PetscInt ks, PetscInt ke, const PetscInt *PETSC_RESTRICT order, const PetscInt *PETSC_RESTRICT npair, const PetscInt *PETSC_RESTRICT bi, const PetscInt *PETSC_RESTRICT bj,
+                                           const PetscScalar *PETSC_RESTRICT ba, const PetscInt *r, const PetscScalar *b, PetscScalar *tmp)
 {
   for (PetscInt q = ks; q < ke; q++) {
     const PetscInt     i = order[q], nz = bi[i + 1] - bi[i], np = npair[i];
-    const PetscInt    *vi = bj + bi[i];
-    const PetscScalar *v  = ba + bi[i];
+    const PetscInt    *vi  = bj + bi[i];
+    const PetscScalar *v   = ba + bi[i];
     PetscScalar        sum = b[r ? r[i] : i];
     PetscInt           j;
 
@@ -69,17 +71,18 @@ static inline void AIJHybridTrsvLowerInode(PetscInt ks, PetscInt ke, const Petsc
 
 /* MatSolve_SeqAIJ: sum = tmp[i] minus the U entries left to right, times the stored inverse
    diagonal; x[c[i]] = tmp[i] = result (x may be tmp when c is NULL) */
-static inline void AIJHybridTrsvUpper(PetscInt ks, PetscInt ke, const PetscInt *PETSC_RESTRICT order, const PetscInt *PETSC_RESTRICT bdiag, const PetscInt *PETSC_RESTRICT bj, const PetscScalar *PETSC_RESTRICT ba, const PetscInt *c, PetscScalar *tmp, PetscScalar *x)
+static inline void AIJHybridTrsvUpper(PetscInt ks, PetscInt ke, const PetscInt *PETSC_RESTRICT order, const PetscInt *PETSC_RESTRICT bdiag, const PetscInt *PETSC_RESTRICT bj, const PetscScalar *PETSC_RESTRICT ba, const PetscInt *c, PetscScalar *tmp,
+                                      PetscScalar *x)
 {
   for (PetscInt q = ks; q < ke; q++) {
     const PetscInt     i = order[q], nz = bdiag[i] - bdiag[i + 1] - 1;
-    const PetscInt    *vi = bj + bdiag[i + 1] + 1;
-    const PetscScalar *v  = ba + bdiag[i + 1] + 1;
+    const PetscInt    *vi  = bj + bdiag[i + 1] + 1;
+    const PetscScalar *v   = ba + bdiag[i + 1] + 1;
     PetscScalar        sum = tmp[i];
 
     for (PetscInt j = 0; j < nz; j++) sum -= v[j] * tmp[vi[j]];
-    sum           = sum * v[nz];
-    tmp[i]        = sum;
+    sum             = sum * v[nz];
+    tmp[i]          = sum;
     x[c ? c[i] : i] = sum;
   }
 }
@@ -87,12 +90,13 @@ static inline void AIJHybridTrsvUpper(PetscInt ks, PetscInt ke, const PetscInt *
 /* MatSolve_SeqAIJ_Inode, backward: the row's first nskip[i] entries are the columns inside its
    inode (below it in the backward order); the entries after them in pairs (an odd last one
    alone), then the inode's entries one at a time from the last to the first */
-static inline void AIJHybridTrsvUpperInode(PetscInt ks, PetscInt ke, const PetscInt *PETSC_RESTRICT order, const PetscInt *PETSC_RESTRICT nskip, const PetscInt *PETSC_RESTRICT bdiag, const PetscInt *PETSC_RESTRICT bj, const PetscScalar *PETSC_RESTRICT ba, const PetscInt *c, PetscScalar *tmp, PetscScalar *x)
+static inline void AIJHybridTrsvUpperInode(PetscInt ks, PetscInt ke, const PetscInt *PETSC_RESTRICT order, const PetscInt *PETSC_RESTRICT nskip, const PetscInt *PETSC_RESTRICT bdiag, const PetscInt *PETSC_RESTRICT bj,
+                                           const PetscScalar *PETSC_RESTRICT ba, const PetscInt *c, PetscScalar *tmp, PetscScalar *x)
 {
   for (PetscInt q = ks; q < ke; q++) {
     const PetscInt     i = order[q], nz = bdiag[i] - bdiag[i + 1] - 1, k = nskip[i], np = nz - k;
-    const PetscInt    *vi = bj + bdiag[i + 1] + 1;
-    const PetscScalar *v  = ba + bdiag[i + 1] + 1;
+    const PetscInt    *vi  = bj + bdiag[i + 1] + 1;
+    const PetscScalar *v   = ba + bdiag[i + 1] + 1;
     PetscScalar        sum = tmp[i];
     PetscInt           j;
 
@@ -103,20 +107,21 @@ static inline void AIJHybridTrsvUpperInode(PetscInt ks, PetscInt ke, const Petsc
     }
     if (j == np - 1) sum -= v[k + j] * tmp[vi[k + j]];
     for (j = k - 1; j >= 0; j--) sum -= v[j] * tmp[vi[j]];
-    sum           = sum * v[nz];
-    tmp[i]        = sum;
+    sum             = sum * v[nz];
+    tmp[i]          = sum;
     x[c ? c[i] : i] = sum;
   }
 }
 
 /* MatSolveAdd_SeqAIJ, backward: as AIJHybridTrsvUpper, then x[c[i]] = y[c[i]] + tmp[i] (PETSc
    copies y into x, then adds; y may be x) */
-static inline void AIJHybridTrsvUpperAdd(PetscInt ks, PetscInt ke, const PetscInt *PETSC_RESTRICT order, const PetscInt *PETSC_RESTRICT bdiag, const PetscInt *PETSC_RESTRICT bj, const PetscScalar *PETSC_RESTRICT ba, const PetscInt *c, PetscScalar *tmp, const PetscScalar *y, PetscScalar *x)
+static inline void AIJHybridTrsvUpperAdd(PetscInt ks, PetscInt ke, const PetscInt *PETSC_RESTRICT order, const PetscInt *PETSC_RESTRICT bdiag, const PetscInt *PETSC_RESTRICT bj, const PetscScalar *PETSC_RESTRICT ba, const PetscInt *c,
+                                         PetscScalar *tmp, const PetscScalar *y, PetscScalar *x)
 {
   for (PetscInt q = ks; q < ke; q++) {
     const PetscInt     i = order[q], nz = bdiag[i] - bdiag[i + 1] - 1, ci = c ? c[i] : i;
-    const PetscInt    *vi = bj + bdiag[i + 1] + 1;
-    const PetscScalar *v  = ba + bdiag[i + 1] + 1;
+    const PetscInt    *vi  = bj + bdiag[i + 1] + 1;
+    const PetscScalar *v   = ba + bdiag[i + 1] + 1;
     PetscScalar        sum = tmp[i];
 
     for (PetscInt j = 0; j < nz; j++) sum -= v[j] * tmp[vi[j]];
@@ -131,7 +136,8 @@ static inline void AIJHybridTrsvUpperAdd(PetscInt ks, PetscInt ke, const PetscIn
    of k), then tmp[j] -= s * U(k,j) for the entries of row k, k ascending. Pulled: column i
    (rows k ascending, value positions pos) starts from b[c[i]], subtracts s_k * U(k,i) for each k,
    then scales by its inverse diagonal */
-static inline void AIJHybridTrsvUpperT(PetscInt ks, PetscInt ke, const PetscInt *PETSC_RESTRICT order, const PetscInt *PETSC_RESTRICT cptr, const PetscInt *PETSC_RESTRICT crow, const PetscInt *PETSC_RESTRICT cpos, const PetscInt *PETSC_RESTRICT bdiag, const PetscScalar *PETSC_RESTRICT ba, const PetscInt *c, const PetscScalar *b, PetscScalar *tmp)
+static inline void AIJHybridTrsvUpperT(PetscInt ks, PetscInt ke, const PetscInt *PETSC_RESTRICT order, const PetscInt *PETSC_RESTRICT cptr, const PetscInt *PETSC_RESTRICT crow, const PetscInt *PETSC_RESTRICT cpos,
+                                       const PetscInt *PETSC_RESTRICT bdiag, const PetscScalar *PETSC_RESTRICT ba, const PetscInt *c, const PetscScalar *b, PetscScalar *tmp)
 {
   for (PetscInt q = ks; q < ke; q++) {
     const PetscInt i = order[q];
@@ -146,7 +152,8 @@ static inline void AIJHybridTrsvUpperT(PetscInt ks, PetscInt ke, const PetscInt 
 /* MatSolveTranspose(Add)_SeqAIJ, backward solve with L^T: PETSc does tmp[j] -= tmp[k] * L(k,j)
    for the entries of row k, k descending, then x[r[i]] = tmp[i] (Add: x = z + tmp). Pulled:
    column i (rows k descending) subtracts tmp[k] * L(k,i); z may be x, NULL for no addition */
-static inline void AIJHybridTrsvLowerT(PetscInt ks, PetscInt ke, const PetscInt *PETSC_RESTRICT order, const PetscInt *PETSC_RESTRICT cptr, const PetscInt *PETSC_RESTRICT crow, const PetscInt *PETSC_RESTRICT cpos, const PetscScalar *PETSC_RESTRICT ba, const PetscInt *r, PetscScalar *tmp, const PetscScalar *z, PetscScalar *x)
+static inline void AIJHybridTrsvLowerT(PetscInt ks, PetscInt ke, const PetscInt *PETSC_RESTRICT order, const PetscInt *PETSC_RESTRICT cptr, const PetscInt *PETSC_RESTRICT crow, const PetscInt *PETSC_RESTRICT cpos,
+                                       const PetscScalar *PETSC_RESTRICT ba, const PetscInt *r, PetscScalar *tmp, const PetscScalar *z, PetscScalar *x)
 {
   for (PetscInt q = ks; q < ke; q++) {
     const PetscInt i = order[q], ri = r ? r[i] : i;
@@ -164,7 +171,8 @@ static inline void AIJHybridTrsvLowerT(PetscInt ks, PetscInt ke, const PetscInt 
    added into it), adds U(k,j) * u to t[j] for the entries of row k, k ascending, then stores
    t[k] = u * (inverse of D(k)). Pulled: column i (rows k ascending) starts from b[r[i]], adds
    U(k,i) * u[k]; u keeps the unscaled values, t the scaled ones */
-static inline void AIJHybridTrsvICCForward(PetscInt ks, PetscInt ke, const PetscInt *PETSC_RESTRICT order, const PetscInt *PETSC_RESTRICT cptr, const PetscInt *PETSC_RESTRICT crow, const PetscInt *PETSC_RESTRICT cpos, const PetscInt *PETSC_RESTRICT ui, const PetscScalar *PETSC_RESTRICT ua, const PetscInt *r, const PetscScalar *b, PetscScalar *u, PetscScalar *t)
+static inline void AIJHybridTrsvICCForward(PetscInt ks, PetscInt ke, const PetscInt *PETSC_RESTRICT order, const PetscInt *PETSC_RESTRICT cptr, const PetscInt *PETSC_RESTRICT crow, const PetscInt *PETSC_RESTRICT cpos,
+                                           const PetscInt *PETSC_RESTRICT ui, const PetscScalar *PETSC_RESTRICT ua, const PetscInt *r, const PetscScalar *b, PetscScalar *u, PetscScalar *t)
 {
   for (PetscInt q = ks; q < ke; q++) {
     const PetscInt i = order[q];
@@ -178,7 +186,8 @@ static inline void AIJHybridTrsvICCForward(PetscInt ks, PetscInt ke, const Petsc
 
 /* MatSolve_SeqSBAIJ_1 / _NaturalOrdering, backward: t[k] += U(k,j) * t[j] over the strictly
    upper entries of row k from the last to the first; x[r[k]] = t[k] (x may be t when r is NULL) */
-static inline void AIJHybridTrsvICCBackward(PetscInt ks, PetscInt ke, const PetscInt *PETSC_RESTRICT order, const PetscInt *PETSC_RESTRICT ui, const PetscInt *PETSC_RESTRICT uj, const PetscScalar *PETSC_RESTRICT ua, const PetscInt *r, PetscScalar *t, PetscScalar *x)
+static inline void AIJHybridTrsvICCBackward(PetscInt ks, PetscInt ke, const PetscInt *PETSC_RESTRICT order, const PetscInt *PETSC_RESTRICT ui, const PetscInt *PETSC_RESTRICT uj, const PetscScalar *PETSC_RESTRICT ua, const PetscInt *r, PetscScalar *t,
+                                            PetscScalar *x)
 {
   for (PetscInt q = ks; q < ke; q++) {
     const PetscInt i = order[q];

@@ -25,35 +25,35 @@
 
 /* entry-wise maps: w = f(x, y, w, ...) for the entries [s, e) */
 typedef enum {
-  AIJHYBRID_VEC_SET,             /* w = a */
-  AIJHYBRID_VEC_SCALE,           /* w = a w (BLAS's product) */
-  AIJHYBRID_VEC_COPY,            /* w = x */
-  AIJHYBRID_VEC_SWAP,            /* w <-> v */
-  AIJHYBRID_VEC_AXPY,            /* w = w + a x (BLAS's product) */
-  AIJHYBRID_VEC_AYPX,            /* w = x + a w */
-  AIJHYBRID_VEC_AYPX_MINUS,      /* w = x - w (aypx with a = -1) */
-  AIJHYBRID_VEC_AXPBY,           /* w = a x + b w */
-  AIJHYBRID_VEC_AX,              /* w = a x (axpby with b = 0) */
-  AIJHYBRID_VEC_AXPBYPCZ,        /* w = a x + b y + c w */
-  AIJHYBRID_VEC_AXPBYPCZ_A1,     /* w = x + b y + c w (a = 1: x is not multiplied, as in VECSEQ; with complex
-                                    scalars 1 x is not x when x is infinite) */
-  AIJHYBRID_VEC_AXPBYPCZ_C1,     /* w = a x + b y + w (c = 1) */
-  AIJHYBRID_VEC_AXPBYPCZ_NOZ,    /* w = a x + b y (axpbypcz with c = 0: w's old values are not read) */
-  AIJHYBRID_VEC_WAXPY,           /* w = a x + y */
-  AIJHYBRID_VEC_WAXPY_PLUS,      /* w = x + y (waxpy with a = 1) */
-  AIJHYBRID_VEC_WAXPY_MINUS,     /* w = y - x (waxpy with a = -1) */
-  AIJHYBRID_VEC_MAXPY,           /* w = w + sum_j alpha[j] xs[j] */
-  AIJHYBRID_VEC_MAXPBY,          /* w = b w + sum_j alpha[j] xs[j] */
-  AIJHYBRID_VEC_MAXPBY_ZERO,     /* w = 0 + sum_j alpha[j] xs[j] (maxpby with b = 0: w's old values are not read) */
-  AIJHYBRID_VEC_SHIFT,           /* w = w + a */
-  AIJHYBRID_VEC_POINTWISE_MULT,  /* w = x .* y */
-  AIJHYBRID_VEC_POINTWISE_DIV,   /* w = x ./ y; where y is 0: 0 (PETSc >= 3.26: 1 where x is 0 too) */
-  AIJHYBRID_VEC_POINTWISE_MAX,   /* w = max(Re x, Re y) */
-  AIJHYBRID_VEC_POINTWISE_MIN,   /* w = min(Re x, Re y) */
+  AIJHYBRID_VEC_SET,              /* w = a */
+  AIJHYBRID_VEC_SCALE,            /* w = a w (BLAS's product) */
+  AIJHYBRID_VEC_COPY,             /* w = x */
+  AIJHYBRID_VEC_SWAP,             /* w <-> v */
+  AIJHYBRID_VEC_AXPY,             /* w = w + a x (BLAS's product) */
+  AIJHYBRID_VEC_AYPX,             /* w = x + a w */
+  AIJHYBRID_VEC_AYPX_MINUS,       /* w = x - w (aypx with a = -1) */
+  AIJHYBRID_VEC_AXPBY,            /* w = a x + b w */
+  AIJHYBRID_VEC_AX,               /* w = a x (axpby with b = 0) */
+  AIJHYBRID_VEC_AXPBYPCZ,         /* w = a x + b y + c w */
+  AIJHYBRID_VEC_AXPBYPCZ_A1,      /* w = x + b y + c w (a = 1: x is not multiplied, as in VECSEQ; with complex
+                                     scalars 1 x is not x when x is infinite) */
+  AIJHYBRID_VEC_AXPBYPCZ_C1,      /* w = a x + b y + w (c = 1) */
+  AIJHYBRID_VEC_AXPBYPCZ_NOZ,     /* w = a x + b y (axpbypcz with c = 0: w's old values are not read) */
+  AIJHYBRID_VEC_WAXPY,            /* w = a x + y */
+  AIJHYBRID_VEC_WAXPY_PLUS,       /* w = x + y (waxpy with a = 1) */
+  AIJHYBRID_VEC_WAXPY_MINUS,      /* w = y - x (waxpy with a = -1) */
+  AIJHYBRID_VEC_MAXPY,            /* w = w + sum_j alpha[j] xs[j] */
+  AIJHYBRID_VEC_MAXPBY,           /* w = b w + sum_j alpha[j] xs[j] */
+  AIJHYBRID_VEC_MAXPBY_ZERO,      /* w = 0 + sum_j alpha[j] xs[j] (maxpby with b = 0: w's old values are not read) */
+  AIJHYBRID_VEC_SHIFT,            /* w = w + a */
+  AIJHYBRID_VEC_POINTWISE_MULT,   /* w = x .* y */
+  AIJHYBRID_VEC_POINTWISE_DIV,    /* w = x ./ y; where y is 0: 0 (PETSc >= 3.26: 1 where x is 0 too) */
+  AIJHYBRID_VEC_POINTWISE_MAX,    /* w = max(Re x, Re y) */
+  AIJHYBRID_VEC_POINTWISE_MIN,    /* w = min(Re x, Re y) */
   AIJHYBRID_VEC_POINTWISE_MAXABS, /* w = max(|x|, |y|) */
-  AIJHYBRID_VEC_RECIPROCAL,      /* w = 1 / w where w is not 0 (PETSc >= 3.19: zeros become +0) */
-  AIJHYBRID_VEC_ABS,             /* w = |w| */
-  AIJHYBRID_VEC_CONJUGATE        /* w = conj(w) */
+  AIJHYBRID_VEC_RECIPROCAL,       /* w = 1 / w where w is not 0 (PETSc >= 3.19: zeros become +0) */
+  AIJHYBRID_VEC_ABS,              /* w = |w| */
+  AIJHYBRID_VEC_CONJUGATE         /* w = conj(w) */
 } AIJHybridVecMapOp;
 
 typedef struct {
@@ -166,7 +166,8 @@ static inline PetscReal AIJHybridVecAbsSq(PetscScalar v)
   AIJHYBRID_VEC_LANE_SUM computes it alone (its own lanes, the same terms in the same order), so the
   grouping changes no bit; x is read once per four vectors, four streams run at once
 */
-static inline void AIJHybridVecMDot4(PetscInt n, const PetscScalar *PETSC_RESTRICT x, const PetscScalar *PETSC_RESTRICT y0, const PetscScalar *PETSC_RESTRICT y1, const PetscScalar *PETSC_RESTRICT y2, const PetscScalar *PETSC_RESTRICT y3, PetscBool conjugate, PetscScalar out[4])
+static inline void AIJHybridVecMDot4(PetscInt n, const PetscScalar *PETSC_RESTRICT x, const PetscScalar *PETSC_RESTRICT y0, const PetscScalar *PETSC_RESTRICT y1, const PetscScalar *PETSC_RESTRICT y2, const PetscScalar *PETSC_RESTRICT y3,
+                                     PetscBool conjugate, PetscScalar out[4])
 {
   PetscScalar l0[AIJHYBRID_VEC_LANES] = {0, 0, 0, 0, 0, 0, 0, 0}, l1[AIJHYBRID_VEC_LANES] = {0, 0, 0, 0, 0, 0, 0, 0};
   PetscScalar l2[AIJHYBRID_VEC_LANES] = {0, 0, 0, 0, 0, 0, 0, 0}, l3[AIJHYBRID_VEC_LANES] = {0, 0, 0, 0, 0, 0, 0, 0};

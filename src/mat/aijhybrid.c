@@ -238,7 +238,7 @@ static PetscErrorCode MatAIJHybridStrip(Mat B)
 
   PetscFunctionBegin;
   PetscCall(MatAIJHybridGetContext(B, &ctx));
-  info = ctx->info;
+  info                      = ctx->info;
   B->ops->mult              = ctx->parentops.mult;
   B->ops->multadd           = ctx->parentops.multadd;
   B->ops->multtranspose     = ctx->parentops.multtranspose;

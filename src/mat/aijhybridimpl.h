@@ -24,10 +24,10 @@
 
 /* prepare.c: what a product runs with, valid for the current pattern and parameters */
 typedef struct {
-  Mat                     Ad, Ao;  /* diagonal block (seq: the matrix), off-diagonal block (seq: NULL) */
-  AIJHybridPartParams     params;  /* in force (threads) */
-  MatAIJHybridMode        mode;    /* the mode the product runs in */
-  const AIJHybridRowPart *dpart;   /* the diagonal partition for the mode */
+  Mat                     Ad, Ao; /* diagonal block (seq: the matrix), off-diagonal block (seq: NULL) */
+  AIJHybridPartParams     params; /* in force (threads) */
+  MatAIJHybridMode        mode;   /* the mode the product runs in */
+  const AIJHybridRowPart *dpart;  /* the diagonal partition for the mode */
 } AIJHybridPrepared;
 
 /* the CSR arrays the forward products read: first-touch copies or the blocks' own */
@@ -53,10 +53,10 @@ PETSC_INTERN PetscErrorCode MatProductSetFromOptions_AIJHybrid_Anytype(Mat);
 
 /* settings.c, diagnostics.c, view.c */
 PETSC_INTERN const struct AIJHybridOptionTable_s MatAIJHybridOptionTable;
-PETSC_INTERN PetscErrorCode MatAIJHybridSetFromOptions_Private(Mat, AIJHybridOptionItems, Mat_AIJHybrid *);
-PETSC_INTERN PetscErrorCode MatAIJHybridComposeSettings(Mat, PetscBool);
-PETSC_INTERN PetscErrorCode MatAIJHybridComposeDiagnostics(Mat, PetscBool);
-PETSC_INTERN PetscErrorCode MatAIJHybridView_Private(Mat, PetscViewer, Mat_AIJHybrid *);
+PETSC_INTERN PetscErrorCode                      MatAIJHybridSetFromOptions_Private(Mat, AIJHybridOptionItems, Mat_AIJHybrid *);
+PETSC_INTERN PetscErrorCode                      MatAIJHybridComposeSettings(Mat, PetscBool);
+PETSC_INTERN PetscErrorCode                      MatAIJHybridComposeDiagnostics(Mat, PetscBool);
+PETSC_INTERN PetscErrorCode                      MatAIJHybridView_Private(Mat, PetscViewer, Mat_AIJHybrid *);
 
 /* aijhybrid.c */
 PETSC_INTERN PetscErrorCode MatCreate_SeqAIJHybrid(Mat);

@@ -259,7 +259,7 @@ PetscErrorCode MatAIJHybridTransposeValues(AIJHybridTranspose *t, Mat A, Mat blo
   if (!t->tvalid || state[0] != t->state[0] || state[1] != t->state[1]) {
     const PetscScalar *aa;
     const PetscInt    *ti = t->ti, *perm = t->perm, *bounds = t->part.bounds, P = t->part.params.nthreads;
-    PetscScalar       *v  = t->tv;
+    PetscScalar       *v = t->tv;
 
     PetscCall(MatSeqAIJGetCSRAndMemType(block, NULL, NULL, (PetscScalar **)&aa, NULL));
 #pragma omp parallel num_threads(nthreads)

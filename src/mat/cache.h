@@ -36,7 +36,7 @@ typedef struct {
 
 /* the identity and nonzero pattern of the CSR block a cache was built for */
 typedef struct {
-  Mat              block;    /* referenced unless it is the matrix itself, so its address is not reused */
+  Mat              block; /* referenced unless it is the matrix itself, so its address is not reused */
   PetscBool        owns_ref;
   PetscObjectState nzstate;  /* MatGetNonzeroState(block) */
   PetscInt         m, n, nz; /* rows, columns, nonzeros */
@@ -72,13 +72,13 @@ typedef struct {
 /* the thread-local SOR sweeps: the in-block positions of each row for the products' partition of
    the diagonal block, and the (inverse) diagonal for its values */
 typedef struct {
-  AIJHybridBlockKey key;          /* the diagonal block the positions are for */
-  PetscInt          partbuilds;   /* ... and its partition (AIJHybridRowPart.builds) */
+  AIJHybridBlockKey key;        /* the diagonal block the positions are for */
+  PetscInt          partbuilds; /* ... and its partition (AIJHybridRowPart.builds) */
   PetscInt          m;
-  PetscInt         *lo, *dg, *hi; /* in-block entries of row i: [lo[i], hi[i]); diagonal at dg[i] (-1: none) */
+  PetscInt         *lo, *dg, *hi;  /* in-block entries of row i: [lo[i], hi[i]); diagonal at dg[i] (-1: none) */
   PetscScalar      *idiag, *mdiag; /* omega / (fshift + a_ii) (or 1 / a_ii), a_ii */
-  PetscScalar      *bl, *t, *x1;  /* right-hand sides, the saved lower part, Eisenstat's second sweep */
-  PetscBool         valid;        /* idiag/mdiag are for state, omega, fshift */
+  PetscScalar      *bl, *t, *x1;   /* right-hand sides, the saved lower part, Eisenstat's second sweep */
+  PetscBool         valid;         /* idiag/mdiag are for state, omega, fshift */
   PetscObjectState  state;
   PetscReal         omega, fshift;
 } AIJHybridSOR;
@@ -102,9 +102,9 @@ typedef struct {
 typedef struct {
   PetscSF      sf;
   PetscInt     nghost;
-  Mat          block;          /* the off-diagonal block it was built for (referenced) */
-  PetscBool    node_aware;     /* it was built with the type forced to nodeaware */
-  PetscInt     node_size;      /* ... and this node size (0: the SF's own choice) */
+  Mat          block;           /* the off-diagonal block it was built for (referenced) */
+  PetscBool    node_aware;      /* it was built with the type forced to nodeaware */
+  PetscInt     node_size;       /* ... and this node size (0: the SF's own choice) */
   PetscScalar *ghost, *ghost_t; /* ghost values (forward) and ghost contributions (transpose) */
 } AIJHybridHalo;
 

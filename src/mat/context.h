@@ -60,11 +60,11 @@ typedef struct {
 
 /* what is tuned from measured products */
 typedef struct {
-  PetscReal task_share;  /* the share in force (AIJHybridSettings.task_share, or measured) */
-  PetscInt  task_resizes; /* measurements that resized it */
-  PetscInt  pf_use;       /* measured prefetch: the distance chosen, -1 while measuring */
-  PetscInt  pf_count;     /* products measured in this trial */
-  PetscInt  pf_builds;    /* the partition builds the trial is for */
+  PetscReal task_share;                            /* the share in force (AIJHybridSettings.task_share, or measured) */
+  PetscInt  task_resizes;                          /* measurements that resized it */
+  PetscInt  pf_use;                                /* measured prefetch: the distance chosen, -1 while measuring */
+  PetscInt  pf_count;                              /* products measured in this trial */
+  PetscInt  pf_builds;                             /* the partition builds the trial is for */
   double    pf_time[2][AIJHYBRID_PREFETCH_TRIALS]; /* product times without / with */
 } AIJHybridTuning;
 

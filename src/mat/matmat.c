@@ -47,4 +47,3 @@ PetscErrorCode MatProductSetFromOptions_AIJHybrid_Anytype(Mat mat)
   if (f) PetscCall((*f)(mat));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-

@@ -30,9 +30,9 @@
 
 /* what one parallel region of the sweeps does, part by part (part t on thread t mod nth) */
 typedef enum {
-  SOR_RUN_SWEEP,      /* sweep from b (zero guess) or from x with bl = b - off-block x */
-  SOR_RUN_EISENSTAT,  /* bl = b + scale D x + off-block x, forward sweep from zero into x1, x += x1 */
-  SOR_RUN_APPLYUPPER  /* x = (U + D/omega) b */
+  SOR_RUN_SWEEP,     /* sweep from b (zero guess) or from x with bl = b - off-block x */
+  SOR_RUN_EISENSTAT, /* bl = b + scale D x + off-block x, forward sweep from zero into x1, x += x1 */
+  SOR_RUN_APPLYUPPER /* x = (U + D/omega) b */
 } SORRun;
 
 typedef struct {
@@ -89,12 +89,12 @@ PetscErrorCode MatSOR_AIJHybrid(Mat A, Vec bb, PetscReal omega, MatSORType flag,
   AIJHybridPartParams params;
   AIJHybridPrepared   p;
   AIJHybridHalo      *halo = NULL;
-  const PetscBool     zero = (PetscBool)!!(flag & SOR_ZERO_INITIAL_GUESS);
+  const PetscBool     zero = (PetscBool) !!(flag & SOR_ZERO_INITIAL_GUESS);
   PetscBool           mpi, forward = PETSC_FALSE, backward = PETSC_FALSE;
   SORRun              run = SOR_RUN_SWEEP;
   Mat                 Ad, Ao;
   SORData             d;
-  const PetscScalar  *oa = NULL;
+  const PetscScalar  *oa     = NULL;
   PetscInt            sweeps = 0;
 
   PetscFunctionBegin;
@@ -116,8 +116,8 @@ PetscErrorCode MatSOR_AIJHybrid(Mat A, Vec bb, PetscReal omega, MatSORType flag,
   } else {
     PetscCheck(flag != SOR_APPLY_LOWER, PETSC_COMM_SELF, PETSC_ERR_SUP, "SOR_APPLY_LOWER is not implemented");
     if (flag & SOR_EISENSTAT) run = SOR_RUN_EISENSTAT;
-    forward  = (PetscBool)!!(flag & (SOR_FORWARD_SWEEP | SOR_LOCAL_FORWARD_SWEEP));
-    backward = (PetscBool)!!(flag & (SOR_BACKWARD_SWEEP | SOR_LOCAL_BACKWARD_SWEEP));
+    forward  = (PetscBool) !!(flag & (SOR_FORWARD_SWEEP | SOR_LOCAL_FORWARD_SWEEP));
+    backward = (PetscBool) !!(flag & (SOR_BACKWARD_SWEEP | SOR_LOCAL_BACKWARD_SWEEP));
   }
 
   PetscCall(MatAIJHybridPrepare(A, ctx, PETSC_FALSE, &p));
@@ -127,7 +127,7 @@ PetscErrorCode MatSOR_AIJHybrid(Mat A, Vec bb, PetscReal omega, MatSORType flag,
   PetscCall(MatAIJHybridSORUpdate(&ctx->cache.sor, A, Ad, &ctx->cache.diag, omega, fshift));
   PetscCall(MatSeqAIJGetCSRAndMemType(Ad, &d.ai, &d.aj, (PetscScalar **)&d.aa, NULL));
   d.oi = d.oj = NULL;
-  d.oa = NULL;
+  d.oa        = NULL;
   if (Ao) {
     PetscCall(MatSeqAIJGetCSRAndMemType(Ao, &d.oi, &d.oj, (PetscScalar **)&oa, NULL));
     d.oa = oa;

@@ -26,12 +26,13 @@ PetscErrorCode MatAIJHybridPrepare(Mat A, Mat_AIJHybrid *ctx, PetscBool collecti
       PetscMPIInt    local[2], global[2];
 
       local[0] = (PetscMPIInt)(p->Ao != c->halo.block || nghost != c->halo.nghost || !c->halo.sf); /* changed here */
-      local[1] = (PetscMPIInt)(nghost > 0);                                                       /* has ghosts */
+      local[1] = (PetscMPIInt)(nghost > 0);                                                        /* has ghosts */
       PetscCallMPI(MPI_Allreduce(local, global, 2, MPI_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
       c->has_offproc = (PetscBool)global[1];
       PetscCall(MatAIJHybridHaloUpdate(&c->halo, A, (PetscBool)global[0], ctx->set.node_aware, ctx->set.node_size));
     } else {
-      PetscCheck(c->halo.sf && p->Ao == c->halo.block && p->Ao->cmap->n == c->halo.nghost, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The off-diagonal block of this %s matrix changed without MatAssemblyEnd(); call MatAssemblyBegin/End() after changing the matrix", MATMPIAIJHYBRID);
+      PetscCheck(c->halo.sf && p->Ao == c->halo.block && p->Ao->cmap->n == c->halo.nghost, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                 "The off-diagonal block of this %s matrix changed without MatAssemblyEnd(); call MatAssemblyBegin/End() after changing the matrix", MATMPIAIJHYBRID);
       PetscCall(MatAIJHybridHaloUpdate(&c->halo, A, PETSC_FALSE, ctx->set.node_aware, ctx->set.node_size)); /* node-aware switched, or node size changed, since the assembly (logically collective settings) */
     }
   }

@@ -31,16 +31,16 @@ static inline void DiagParts(PetscInt first, PetscInt step, PetscInt Td, const P
 /* y = A x, or y = z + A x when z is given (z may be y) */
 static PetscErrorCode MatMultAdd_AIJHybrid_Private(Mat A, Vec x, Vec z, Vec y)
 {
-  Mat_AIJHybrid    *ctx;
-  AIJHybridPrepared p;
-  AIJHybridArrays   a;
-  AIJHybridHalo    *halo;
-  const PetscInt   *dbounds, *obounds, *orows;
-  PetscScalar      *ya, *ghost;
+  Mat_AIJHybrid     *ctx;
+  AIJHybridPrepared  p;
+  AIJHybridArrays    a;
+  AIJHybridHalo     *halo;
+  const PetscInt    *dbounds, *obounds, *orows;
+  PetscScalar       *ya, *ghost;
   const PetscScalar *xa, *za = NULL;
-  PetscInt          T, To, pd;
-  double            twall, *stats;
-  PetscErrorCode    ierr = PETSC_SUCCESS;
+  PetscInt           T, To, pd;
+  double             twall, *stats;
+  PetscErrorCode     ierr = PETSC_SUCCESS;
 
   PetscFunctionBegin;
   PetscCall(MatAIJHybridGetContext(A, &ctx));
@@ -67,7 +67,7 @@ static PetscErrorCode MatMultAdd_AIJHybrid_Private(Mat A, Vec x, Vec z, Vec y)
 #pragma omp parallel num_threads(T)
   {
     const PetscInt nth = omp_get_num_threads(), tid = omp_get_thread_num();
-    double        *tt  = stats + AIJHYBRID_STATS_STRIDE * tid, t0 = omp_get_wtime(), t1;
+    double        *tt = stats + AIJHYBRID_STATS_STRIDE * tid, t0 = omp_get_wtime(), t1;
 
     if (p.mode == MAT_AIJHYBRID_MODE_TASK && tid == 0) {
       ierr = MatAIJHybridHaloForwardBegin(halo, xa);
@@ -117,7 +117,7 @@ static PetscErrorCode MatMultTransposeAdd_AIJHybrid_Private(Mat A, Vec x, Vec z,
 {
   Mat_AIJHybrid      *ctx;
   AIJHybridPrepared   p;
-  AIJHybridTranspose *td, *to = NULL;
+  AIJHybridTranspose *td, *to      = NULL;
   PetscScalar        *ya, *ghost_t = NULL;
   const PetscScalar  *xa, *za = NULL, *dv, *ov = NULL;
   PetscInt            T;

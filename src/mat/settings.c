@@ -34,27 +34,89 @@ enum {
 };
 
 static const AIJHybridOption MatAIJHybridOptionList[OPT_COUNT] = {
-  [OPT_NUM_THREADS]      = {"mat_aijhybrid_num_threads", AIJHYBRID_OPTION_INT, 1, 4096, 2, {PETSC_DECIDE, PETSC_DEFAULT}, NULL, "an integer from 1 to 4096, or -1 (PETSC_DECIDE) for the default", "OMP_NUM_THREADS; unset: the cores of the node / the ranks on it", "OpenMP threads per MPI rank for products", "MatAIJHybridSetNumThreads"},
-  [OPT_MODE]             = {"mat_aijhybrid_mode", AIJHYBRID_OPTION_ENUM, 0, 0, 0, {0, 0}, MatAIJHybridModes, "one of auto, vector, task", "auto (task with threads and an off-process part, else vector)", "Overlap of the halo exchange with computation", "MatAIJHybridSetMode"},
-  [OPT_PARTITION]        = {"mat_aijhybrid_partition", AIJHYBRID_OPTION_ENUM, 0, 0, 0, {0, 0}, MatAIJHybridPartitionTypes, "one of rows, nnz, diffusion, optimal", "nnz", "Thread partition of the rows", "MatAIJHybridSetPartitionType"},
-  [OPT_ROW_COST]         = {"mat_aijhybrid_row_cost", AIJHYBRID_OPTION_REAL, 0, PETSC_MAX_REAL, 0, {0, 0}, NULL, "a finite real >= 0", "2", "Cost of one row in units of one nonzero, for the balanced partitions", "MatAIJHybridSetRowCost"},
-  [OPT_DIFFUSION_TOL]    = {"mat_aijhybrid_diffusion_tol", AIJHYBRID_OPTION_REAL, 0, PETSC_MAX_REAL, 0, {0, 0}, NULL, "a finite real >= 0", "0.01", "Diffusion partition: stop when max/mean cost <= 1 + tol", "MatAIJHybridSetDiffusion"},
-  [OPT_DIFFUSION_MAX_IT] = {"mat_aijhybrid_diffusion_max_it", AIJHYBRID_OPTION_INT, 0, PETSC_MAX_INT, 0, {0, 0}, NULL, "an integer >= 0", "50", "Diffusion partition: maximum number of sweeps", "MatAIJHybridSetDiffusion"},
-  [OPT_FIRST_TOUCH]      = {"mat_aijhybrid_first_touch", AIJHYBRID_OPTION_BOOL, 0, 0, 0, {0, 0}, NULL, "a boolean (true, false, yes, no, on, off, 1, 0; no value: true)", "false", "Multiply copies of the blocks first touched by the threads that read them (NUMA placement; doubles the matrix memory)", "MatAIJHybridSetFirstTouch"},
-  [OPT_PREFETCH]         = {"mat_aijhybrid_prefetch", AIJHYBRID_OPTION_INT, 0, AIJHYBRID_PREFETCH_MAX, 2, {PETSC_DECIDE, PETSC_DEFAULT}, NULL, "an integer from 0 (none) to 1048576 nonzeros, or -1 for measured", "-1 (measured per rank: 512 or none)", "Software prefetch distance of the forward products in nonzeros, 0 for none, or -1 to choose it from measured products", "MatAIJHybridSetPrefetch"},
-  [OPT_TASK_SHARE]       = {"mat_aijhybrid_task_share", AIJHYBRID_OPTION_REAL, 0, 1, 1, {PETSC_DETERMINE, 0}, NULL, "a real from 0 to 1, or -1 to size it from measured times", "-1 (measured)", "Task mode: share of an equal part of the diagonal block thread 0 multiplies after the halo exchange, 0 to 1, or -1 to size it from measured times", "MatAIJHybridSetTaskShare"},
-  [OPT_NODE_AWARE]       = {"mat_aijhybrid_node_aware", AIJHYBRID_OPTION_BOOL, 0, 0, 0, {0, 0}, NULL, "a boolean (true, false, yes, no, on, off, 1, 0; no value: true)", "false (the halo PetscSF's type is what -sf_type says, default basic)", "Node-aware halo exchange (PetscSF type nodeaware): one inter-node message per ordered node pair, gathered and redistributed on the nodes", "MatAIJHybridSetNodeAware"},
-  [OPT_NODE_SIZE]        = {"mat_aijhybrid_node_size", AIJHYBRID_OPTION_INT, 0, PETSC_MAX_INT, 2, {PETSC_DECIDE, PETSC_DEFAULT}, NULL, "an integer >= 1, or 0 for the node-aware PetscSF's own choice", "0 (the PetscSF's -sf_nodeaware_node_size, else the nodes MPI_COMM_TYPE_SHARED finds)", "Emulate nodes of k consecutive ranks for the node-aware exchange (0: the PetscSF's -sf_nodeaware_node_size, else nodes from MPI_COMM_TYPE_SHARED)", "MatAIJHybridSetNodeSize"},
-  [OPT_SOR_SERIAL]       = {"mat_aijhybrid_sor_serial", AIJHYBRID_OPTION_BOOL, 0, 0, 0, {0, 0}, NULL, "a boolean (true, false, yes, no, on, off, 1, 0; no value: true)", "false (thread-local sweeps)", "MatSOR runs AIJ's serial sweeps instead of thread-local ones (each thread's rows swept with the other threads' values from the previous sweep)", "MatAIJHybridSetSORSerial"},
-  [OPT_FACTOR_SOLVE]     = {"mat_aijhybrid_factor_solve", AIJHYBRID_OPTION_ENUM, 0, 0, 0, {0, 0}, MatAIJHybridFactorSolves, "one of auto, threaded, serial", "auto (the first solves of a factor measured both ways, the faster kept)", "Triangular solves of ILU/ICC factors: measured choice, threaded, or PETSc's serial ones (read when the factor is made)", "MatAIJHybridGetFactorInfo"},
-  [OPT_FACTOR_CHECK]     = {"mat_aijhybrid_factor_check", AIJHYBRID_OPTION_BOOL, 0, 0, 0, {0, 0}, NULL, "a boolean (true, false, yes, no, on, off, 1, 0; no value: true)", "false", "Debugging: compare every threaded triangular solve of an ILU/ICC factor with PETSc's own (read when the factor is made)", "MatAIJHybridGetFactorInfo"},
+  [OPT_NUM_THREADS]      = {"mat_aijhybrid_num_threads",
+                            AIJHYBRID_OPTION_INT,                                    1,
+                            4096,                                                                       2,
+                            {PETSC_DECIDE, PETSC_DEFAULT},
+                            NULL,                                                                                                              "an integer from 1 to 4096, or -1 (PETSC_DECIDE) for the default",
+                            "OMP_NUM_THREADS; unset: the cores of the node / the ranks on it",                                                                                                                             "OpenMP threads per MPI rank for products",
+                            "MatAIJHybridSetNumThreads"                                                                                                                                                                                                                                                                                                                                                       },
+  [OPT_MODE]             = {"mat_aijhybrid_mode",
+                            AIJHYBRID_OPTION_ENUM,                                   0,
+                            0,                                                                          0,
+                            {0, 0},
+                            MatAIJHybridModes,                                                                                                 "one of auto, vector, task",
+                            "auto (task with threads and an off-process part, else vector)",                                                                                                                               "Overlap of the halo exchange with computation",
+                            "MatAIJHybridSetMode"                                                                                                                                                                                                                                                                                                                                                             },
+  [OPT_PARTITION]        = {"mat_aijhybrid_partition",        AIJHYBRID_OPTION_ENUM, 0, 0,              0, {0, 0}, MatAIJHybridPartitionTypes, "one of rows, nnz, diffusion, optimal",                             "nnz",  "Thread partition of the rows",                                                                                                                      "MatAIJHybridSetPartitionType"},
+  [OPT_ROW_COST]         = {"mat_aijhybrid_row_cost",         AIJHYBRID_OPTION_REAL, 0, PETSC_MAX_REAL, 0, {0, 0}, NULL,                       "a finite real >= 0",                                               "2",    "Cost of one row in units of one nonzero, for the balanced partitions",                                                                              "MatAIJHybridSetRowCost"      },
+  [OPT_DIFFUSION_TOL]    = {"mat_aijhybrid_diffusion_tol",    AIJHYBRID_OPTION_REAL, 0, PETSC_MAX_REAL, 0, {0, 0}, NULL,                       "a finite real >= 0",                                               "0.01", "Diffusion partition: stop when max/mean cost <= 1 + tol",                                                                                           "MatAIJHybridSetDiffusion"    },
+  [OPT_DIFFUSION_MAX_IT] = {"mat_aijhybrid_diffusion_max_it", AIJHYBRID_OPTION_INT,  0, PETSC_MAX_INT,  0, {0, 0}, NULL,                       "an integer >= 0",                                                  "50",   "Diffusion partition: maximum number of sweeps",                                                                                                     "MatAIJHybridSetDiffusion"    },
+  [OPT_FIRST_TOUCH]      = {"mat_aijhybrid_first_touch",
+                            AIJHYBRID_OPTION_BOOL,                                   0,
+                            0,                                                                          0,
+                            {0, 0},
+                            NULL,                                                                                                              "a boolean (true, false, yes, no, on, off, 1, 0; no value: true)",
+                            "false",                                                                                                                                                                                       "Multiply copies of the blocks first touched by the threads that read them (NUMA placement; doubles the matrix memory)",
+                            "MatAIJHybridSetFirstTouch"                                                                                                                                                                                                                                                                                                                                                       },
+  [OPT_PREFETCH]         = {"mat_aijhybrid_prefetch",
+                            AIJHYBRID_OPTION_INT,                                    0,
+                            AIJHYBRID_PREFETCH_MAX,                                                     2,
+                            {PETSC_DECIDE, PETSC_DEFAULT},
+                            NULL,                                                                                                              "an integer from 0 (none) to 1048576 nonzeros, or -1 for measured",
+                            "-1 (measured per rank: 512 or none)",                                                                                                                                                         "Software prefetch distance of the forward products in nonzeros, 0 for none, or -1 to choose it from measured products",
+                            "MatAIJHybridSetPrefetch"                                                                                                                                                                                                                                                                                                                                                         },
+  [OPT_TASK_SHARE]       = {"mat_aijhybrid_task_share",
+                            AIJHYBRID_OPTION_REAL,                                   0,
+                            1,                                                                          1,
+                            {PETSC_DETERMINE, 0},
+                            NULL,                                                                                                              "a real from 0 to 1, or -1 to size it from measured times",
+                            "-1 (measured)",                                                                                                                                                                               "Task mode: share of an equal part of the diagonal block thread 0 multiplies after the halo exchange, 0 to 1, or -1 to size it from measured times",
+                            "MatAIJHybridSetTaskShare"                                                                                                                                                                                                                                                                                                                                                        },
+  [OPT_NODE_AWARE]       = {"mat_aijhybrid_node_aware",
+                            AIJHYBRID_OPTION_BOOL,                                   0,
+                            0,                                                                          0,
+                            {0, 0},
+                            NULL,                                                                                                              "a boolean (true, false, yes, no, on, off, 1, 0; no value: true)",
+                            "false (the halo PetscSF's type is what -sf_type says, default basic)",                                                                                                                        "Node-aware halo exchange (PetscSF type nodeaware): one inter-node message per ordered node pair, gathered and redistributed on the nodes",
+                            "MatAIJHybridSetNodeAware"                                                                                                                                                                                                                                                                                                                                                        },
+  [OPT_NODE_SIZE]        = {"mat_aijhybrid_node_size",
+                            AIJHYBRID_OPTION_INT,                                    0,
+                            PETSC_MAX_INT,                                                              2,
+                            {PETSC_DECIDE, PETSC_DEFAULT},
+                            NULL,                                                                                                              "an integer >= 1, or 0 for the node-aware PetscSF's own choice",
+                            "0 (the PetscSF's -sf_nodeaware_node_size, else the nodes MPI_COMM_TYPE_SHARED finds)",                                                                                                        "Emulate nodes of k consecutive ranks for the node-aware exchange (0: the PetscSF's -sf_nodeaware_node_size, else nodes from MPI_COMM_TYPE_SHARED)",
+                            "MatAIJHybridSetNodeSize"                                                                                                                                                                                                                                                                                                                                                         },
+  [OPT_SOR_SERIAL]       = {"mat_aijhybrid_sor_serial",
+                            AIJHYBRID_OPTION_BOOL,                                   0,
+                            0,                                                                          0,
+                            {0, 0},
+                            NULL,                                                                                                              "a boolean (true, false, yes, no, on, off, 1, 0; no value: true)",
+                            "false (thread-local sweeps)",                                                                                                                                                                 "MatSOR runs AIJ's serial sweeps instead of thread-local ones (each thread's rows swept with the other threads' values from the previous sweep)",
+                            "MatAIJHybridSetSORSerial"                                                                                                                                                                                                                                                                                                                                                        },
+  [OPT_FACTOR_SOLVE]     = {"mat_aijhybrid_factor_solve",
+                            AIJHYBRID_OPTION_ENUM,                                   0,
+                            0,                                                                          0,
+                            {0, 0},
+                            MatAIJHybridFactorSolves,                                                                                          "one of auto, threaded, serial",
+                            "auto (the first solves of a factor measured both ways, the faster kept)",                                                                                                                     "Triangular solves of ILU/ICC factors: measured choice, threaded, or PETSc's serial ones (read when the factor is made)",
+                            "MatAIJHybridGetFactorInfo"                                                                                                                                                                                                                                                                                                                                                       },
+  [OPT_FACTOR_CHECK]     = {"mat_aijhybrid_factor_check",
+                            AIJHYBRID_OPTION_BOOL,                                   0,
+                            0,                                                                          0,
+                            {0, 0},
+                            NULL,                                                                                                              "a boolean (true, false, yes, no, on, off, 1, 0; no value: true)",
+                            "false",                                                                                                                                                                                       "Debugging: compare every threaded triangular solve of an ILU/ICC factor with PETSc's own (read when the factor is made)",
+                            "MatAIJHybridGetFactorInfo"                                                                                                                                                                                                                                                                                                                                                       },
 };
 
 const struct AIJHybridOptionTable_s MatAIJHybridOptionTable = {"mat_aijhybrid_", "AIJHybrid options (hybrid MPI/OpenMP products)", "-mat_type aijhybrid", "MATAIJHYBRID", OPT_COUNT, MatAIJHybridOptionList};
 
 PetscErrorCode MatAIJHybridSetFromOptions_Private(Mat A, AIJHybridOptionItems PetscOptionsObject, Mat_AIJHybrid *ctx)
 {
-  AIJHybridOptionValue v[OPT_COUNT] = {{PETSC_FALSE, 0, 0}};
+  AIJHybridOptionValue v[OPT_COUNT] = {
+    {PETSC_FALSE, 0, 0}
+  };
 
   PetscFunctionBegin;
   /* the current values, shown by -help */
@@ -71,7 +133,7 @@ PetscErrorCode MatAIJHybridSetFromOptions_Private(Mat A, AIJHybridOptionItems Pe
   v[OPT_NODE_SIZE].i        = ctx->set.node_size;
   v[OPT_SOR_SERIAL].i       = ctx->set.sor_serial;
   v[OPT_FACTOR_SOLVE].i     = (PetscInt)MAT_AIJHYBRID_FACTOR_SOLVE_AUTO; /* read by the factors (src/factor/factor.c) */
-  v[OPT_FACTOR_CHECK].i     = 0; /* read by the factors themselves (src/factor/factor.c) when they are made */
+  v[OPT_FACTOR_CHECK].i     = 0;                                         /* read by the factors themselves (src/factor/factor.c) when they are made */
   /* every option read and checked before any is applied: a bad one leaves the matrix as it was */
   PetscCall(AIJHybridOptionsProcess(PetscOptionsObject, (PetscObject)A, &MatAIJHybridOptionTable, v));
   if (v[OPT_NUM_THREADS].set) PetscCall(MatAIJHybridSetNumThreads(A, v[OPT_NUM_THREADS].i));
@@ -150,7 +212,8 @@ static PetscErrorCode MatAIJHybridSetPartitionType_AIJHybrid(Mat A, MatAIJHybrid
 
   PetscFunctionBegin;
   PetscCall(MatAIJHybridGetContext(A, &ctx));
-  PetscCheck((int)type >= (int)MAT_AIJHYBRID_PARTITION_ROWS && (int)type <= (int)MAT_AIJHYBRID_PARTITION_OPTIMAL, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Invalid partition type %d for -mat_aijhybrid_partition: valid are rows, nnz, diffusion, optimal", (int)type);
+  PetscCheck((int)type >= (int)MAT_AIJHYBRID_PARTITION_ROWS && (int)type <= (int)MAT_AIJHYBRID_PARTITION_OPTIMAL, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE,
+             "Invalid partition type %d for -mat_aijhybrid_partition: valid are rows, nnz, diffusion, optimal", (int)type);
   ctx->set.params.type = type;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -264,7 +327,8 @@ static PetscErrorCode MatAIJHybridSetPrefetch_AIJHybrid(Mat A, PetscInt distance
 
   PetscFunctionBegin;
   PetscCall(MatAIJHybridGetContext(A, &ctx));
-  PetscCheck(distance == PETSC_DEFAULT || distance == PETSC_DECIDE || (distance >= 0 && distance <= AIJHYBRID_PREFETCH_MAX), PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Invalid prefetch distance %" PetscInt_FMT " for -mat_aijhybrid_prefetch: must be from 0 (none) to %d nonzeros, or -1 to choose it from measured products", distance, AIJHYBRID_PREFETCH_MAX);
+  PetscCheck(distance == PETSC_DEFAULT || distance == PETSC_DECIDE || (distance >= 0 && distance <= AIJHYBRID_PREFETCH_MAX), PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE,
+             "Invalid prefetch distance %" PetscInt_FMT " for -mat_aijhybrid_prefetch: must be from 0 (none) to %d nonzeros, or -1 to choose it from measured products", distance, AIJHYBRID_PREFETCH_MAX);
   ctx->set.prefetch = distance < 0 ? -1 : distance;
   MatAIJHybridPrefetchRestart(ctx);
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -287,7 +351,8 @@ static PetscErrorCode MatAIJHybridSetTaskShare_AIJHybrid(Mat A, PetscReal share)
 
   PetscFunctionBegin;
   PetscCall(MatAIJHybridGetContext(A, &ctx));
-  PetscCheck(share == (PetscReal)PETSC_DETERMINE || (share >= 0.0 && share <= 1.0), PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Invalid task share %g for -mat_aijhybrid_task_share: must be in [0, 1], or -1 to measure it", (double)share);
+  PetscCheck(share == (PetscReal)PETSC_DETERMINE || (share >= 0.0 && share <= 1.0), PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Invalid task share %g for -mat_aijhybrid_task_share: must be in [0, 1], or -1 to measure it",
+             (double)share);
   ctx->set.task_share    = share < 0 ? -1.0 : share;
   ctx->tune.task_share   = share < 0 ? 1.0 : share;
   ctx->tune.task_resizes = 0;

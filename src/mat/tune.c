@@ -40,10 +40,10 @@ PetscErrorCode MatAIJHybridStatsPrepare(Mat_AIJHybrid *ctx, PetscInt T, MatAIJHy
   if (st->time && st->nthreads == T && st->mode == mode) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscFree(st->time));
   PetscCall(PetscCalloc1(AIJHYBRID_STATS_STRIDE * T, &st->time));
-  st->nthreads            = T;
-  st->mode                = mode;
-  st->nprod               = 0;
-  ctx->tune.task_resizes  = 0;
+  st->nthreads           = T;
+  st->mode               = mode;
+  st->nprod              = 0;
+  ctx->tune.task_resizes = 0;
   if (ctx->set.task_share < 0) ctx->tune.task_share = 1.0;
   MatAIJHybridPrefetchRestart(ctx);
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -52,7 +52,7 @@ PetscErrorCode MatAIJHybridStatsPrepare(Mat_AIJHybrid *ctx, PetscInt T, MatAIJHy
 /* task mode with a measured share: resize thread 0's share from the statistics (see above) */
 static PetscErrorCode TaskShareResize(Mat_AIJHybrid *ctx)
 {
-  const PetscInt T = ctx->stats.nthreads;
+  const PetscInt T    = ctx->stats.nthreads;
   const double  *time = ctx->stats.time;
   double         C, D = 0.0, s;
 

@@ -30,12 +30,19 @@ static PetscErrorCode ViewHalo(Mat A, PetscViewer viewer, Mat_AIJHybrid *ctx, Pe
     PetscSFNodeAwareStats st;
     PetscMPIInt           rank;
     PetscCall(MatAIJHybridGetExchangeStats(A, &st));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: %" PetscInt_FMT " nodes; one exchange, all ranks: basic %" PetscInt_FMT " inter-node messages (%" PetscInt64_FMT " bytes) + %" PetscInt_FMT " on-node (%" PetscInt64_FMT " bytes); node-aware %" PetscInt_FMT " inter-node (%" PetscInt64_FMT " bytes) + %" PetscInt_FMT " on-node (%" PetscInt64_FMT " bytes); node-aware reverse %" PetscInt64_FMT " inter-node bytes + %" PetscInt64_FMT " on-node\n", st.nnodes, st.basic_total.inter_msgs, st.basic_total.inter_bytes, st.basic_total.on_msgs,
-                                     st.basic_total.on_bytes, st.nodeaware_total.inter_msgs, st.nodeaware_total.inter_bytes, st.nodeaware_total.on_msgs, st.nodeaware_total.on_bytes, st.nodeaware_reverse_total.inter_bytes, st.nodeaware_reverse_total.on_bytes));
+    PetscCall(PetscViewerASCIIPrintf(viewer,
+                                     "AIJHybrid: %" PetscInt_FMT " nodes; one exchange, all ranks: basic %" PetscInt_FMT " inter-node messages (%" PetscInt64_FMT " bytes) + %" PetscInt_FMT " on-node (%" PetscInt64_FMT
+                                     " bytes); node-aware %" PetscInt_FMT " inter-node (%" PetscInt64_FMT " bytes) + %" PetscInt_FMT " on-node (%" PetscInt64_FMT " bytes); node-aware reverse %" PetscInt64_FMT " inter-node bytes + %" PetscInt64_FMT
+                                     " on-node\n",
+                                     st.nnodes, st.basic_total.inter_msgs, st.basic_total.inter_bytes, st.basic_total.on_msgs, st.basic_total.on_bytes, st.nodeaware_total.inter_msgs, st.nodeaware_total.inter_bytes, st.nodeaware_total.on_msgs,
+                                     st.nodeaware_total.on_bytes, st.nodeaware_reverse_total.inter_bytes, st.nodeaware_reverse_total.on_bytes));
     PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)viewer), &rank));
     PetscCall(PetscViewerASCIIPushSynchronized(viewer));
-    PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "AIJHybrid: [%d] node %" PetscInt_FMT " (%" PetscInt_FMT " ranks): sends basic %" PetscInt_FMT " inter-node (%" PetscInt64_FMT " B) + %" PetscInt_FMT " on-node (%" PetscInt64_FMT " B); node-aware %" PetscInt_FMT " inter-node (%" PetscInt64_FMT " B) + %" PetscInt_FMT " on-node (%" PetscInt64_FMT " B), reverse %" PetscInt64_FMT " + %" PetscInt64_FMT " B\n", rank, st.node, st.node_ranks, st.basic.inter_msgs,
-                                                 st.basic.inter_bytes, st.basic.on_msgs, st.basic.on_bytes, st.nodeaware.inter_msgs, st.nodeaware.inter_bytes, st.nodeaware.on_msgs, st.nodeaware.on_bytes, st.nodeaware_reverse.inter_bytes, st.nodeaware_reverse.on_bytes));
+    PetscCall(PetscViewerASCIISynchronizedPrintf(viewer,
+                                                 "AIJHybrid: [%d] node %" PetscInt_FMT " (%" PetscInt_FMT " ranks): sends basic %" PetscInt_FMT " inter-node (%" PetscInt64_FMT " B) + %" PetscInt_FMT " on-node (%" PetscInt64_FMT
+                                                 " B); node-aware %" PetscInt_FMT " inter-node (%" PetscInt64_FMT " B) + %" PetscInt_FMT " on-node (%" PetscInt64_FMT " B), reverse %" PetscInt64_FMT " + %" PetscInt64_FMT " B\n",
+                                                 rank, st.node, st.node_ranks, st.basic.inter_msgs, st.basic.inter_bytes, st.basic.on_msgs, st.basic.on_bytes, st.nodeaware.inter_msgs, st.nodeaware.inter_bytes, st.nodeaware.on_msgs,
+                                                 st.nodeaware.on_bytes, st.nodeaware_reverse.inter_bytes, st.nodeaware_reverse.on_bytes));
     PetscCall(PetscViewerFlush(viewer));
     PetscCall(PetscViewerASCIIPopSynchronized(viewer));
   }
@@ -76,12 +83,14 @@ PetscErrorCode MatAIJHybridView_Private(Mat A, PetscViewer viewer, Mat_AIJHybrid
   imb[0] = dpart->bounds ? dpart->imbalance : 1.0;
   imb[1] = ctx->cache.offd.bounds ? ctx->cache.offd.imbalance : 1.0;
   PetscCallMPI(MPI_Allreduce(imb, gimb, 2, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)A)));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: %" PetscInt_FMT " OpenMP threads per rank, mode %s, partition %s (row cost %g), MPI thread level %s\n", ctx->set.params.nthreads, MatAIJHybridModes[MatAIJHybridEffectiveMode(ctx, ctx->set.params.nthreads)], MatAIJHybridPartitionTypes[ctx->set.params.type], (double)ctx->set.params.row_cost, level));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: %" PetscInt_FMT " OpenMP threads per rank, mode %s, partition %s (row cost %g), MPI thread level %s\n", ctx->set.params.nthreads,
+                                   MatAIJHybridModes[MatAIJHybridEffectiveMode(ctx, ctx->set.params.nthreads)], MatAIJHybridPartitionTypes[ctx->set.params.type], (double)ctx->set.params.row_cost, level));
   if (MatAIJHybridEffectiveMode(ctx, ctx->set.params.nthreads) == MAT_AIJHYBRID_MODE_TASK) {
     PetscReal share[2] = {-ctx->tune.task_share, ctx->tune.task_share}, gshare[2];
 
     PetscCallMPI(MPI_Allreduce(share, gshare, 2, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)A)));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: task mode: after the halo exchange thread 0 multiplies %.2f to %.2f (over ranks) of an equal part of the diagonal block (%s)\n", (double)-gshare[0], (double)gshare[1], ctx->set.task_share < 0 ? "sized from measured times" : "set"));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: task mode: after the halo exchange thread 0 multiplies %.2f to %.2f (over ranks) of an equal part of the diagonal block (%s)\n", (double)-gshare[0], (double)gshare[1],
+                                     ctx->set.task_share < 0 ? "sized from measured times" : "set"));
   }
   if (ctx->set.first_touch) PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: first touch: the products multiply copies of the blocks placed by their threads\n"));
   if (ctx->set.sor_serial) PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: MatSOR runs AIJ's serial sweeps (-mat_aijhybrid_sor_serial)\n"));
@@ -99,7 +108,8 @@ PetscErrorCode MatAIJHybridView_Private(Mat A, PetscViewer viewer, Mat_AIJHybrid
     PetscInt loc[3] = {ctx->set.params.nthreads, AIJHybridRanksOnNode(), -AIJHybridNodeCores()}, glob[3];
 
     PetscCallMPI(MPI_Allreduce(loc, glob, 3, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
-    if (glob[0] * glob[1] > -glob[2]) PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: warning: %" PetscInt_FMT " threads x %" PetscInt_FMT " ranks on a node = %" PetscInt_FMT " > %" PetscInt_FMT " cores (oversubscribed)\n", glob[0], glob[1], glob[0] * glob[1], -glob[2]));
+    if (glob[0] * glob[1] > -glob[2])
+      PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: warning: %" PetscInt_FMT " threads x %" PetscInt_FMT " ranks on a node = %" PetscInt_FMT " > %" PetscInt_FMT " cores (oversubscribed)\n", glob[0], glob[1], glob[0] * glob[1], -glob[2]));
   }
   if (size > 1) PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: load imbalance (max/mean cost per thread, worst rank): diagonal block %.4g, off-diagonal block %.4g\n", (double)gimb[0], (double)gimb[1]));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: load imbalance (max/mean cost per thread): %.4g\n", (double)gimb[0]));
@@ -107,7 +117,8 @@ PetscErrorCode MatAIJHybridView_Private(Mat A, PetscViewer viewer, Mat_AIJHybrid
     char   line[4096];
     size_t len;
 
-    PetscCall(PetscSNPrintf(line, sizeof(line), "AIJHybrid: [%d] rows %" PetscInt_FMT ": diagonal imbalance %.4g (%" PetscInt_FMT " sweeps, built %" PetscInt_FMT " times, last in %.3g s)", rank, A->rmap->n, (double)imb[0], dpart->sweeps, dpart->builds, (double)dpart->build_time));
+    PetscCall(PetscSNPrintf(line, sizeof(line), "AIJHybrid: [%d] rows %" PetscInt_FMT ": diagonal imbalance %.4g (%" PetscInt_FMT " sweeps, built %" PetscInt_FMT " times, last in %.3g s)", rank, A->rmap->n, (double)imb[0], dpart->sweeps,
+                            dpart->builds, (double)dpart->build_time));
     if (size > 1) {
       PetscCall(PetscStrlen(line, &len));
       PetscCall(PetscSNPrintf(line + len, sizeof(line) - len, ", off-diagonal %" PetscInt_FMT " non-empty rows, imbalance %.4g, %" PetscInt_FMT " ghosts", ctx->cache.offd.nrows, (double)imb[1], ctx->cache.halo.nghost));
@@ -122,7 +133,8 @@ PetscErrorCode MatAIJHybridView_Private(Mat A, PetscViewer viewer, Mat_AIJHybrid
       double         busy, mx = 0, sum = 0, comm = ctx->stats.time[AIJHYBRID_STATS_COMM], dmax = 0;
 
       PetscCall(PetscStrlen(line, &len));
-      PetscCall(PetscSNPrintf(line + len, sizeof(line) - len, "\nAIJHybrid: [%d] %" PetscInt_FMT " products (%s mode); busy ms per product by thread (halo exchange + diagonal + off-diagonal):", rank, ctx->stats.nprod, MatAIJHybridModes[ctx->stats.mode]));
+      PetscCall(
+        PetscSNPrintf(line + len, sizeof(line) - len, "\nAIJHybrid: [%d] %" PetscInt_FMT " products (%s mode); busy ms per product by thread (halo exchange + diagonal + off-diagonal):", rank, ctx->stats.nprod, MatAIJHybridModes[ctx->stats.mode]));
       for (PetscInt t = 0; t < T; t++) {
         const double *tt = ctx->stats.time + AIJHYBRID_STATS_STRIDE * t;
         busy             = tt[AIJHYBRID_STATS_DIAG] + tt[AIJHYBRID_STATS_OFFD] + tt[AIJHYBRID_STATS_COMM];
@@ -136,7 +148,8 @@ PetscErrorCode MatAIJHybridView_Private(Mat A, PetscViewer viewer, Mat_AIJHybrid
       PetscCall(PetscSNPrintf(line + len, sizeof(line) - len, "; measured imbalance %.3g", sum > 0 ? mx / (sum / T) : 1.0));
       if (ctx->stats.mode == MAT_AIJHYBRID_MODE_TASK && comm > 0) {
         PetscCall(PetscStrlen(line, &len));
-        PetscCall(PetscSNPrintf(line + len, sizeof(line) - len, "; halo exchange %.4g ms against the other threads' diagonal parts %.4g ms per product: %.0f%% of the exchange hidden", 1e3 * comm / ctx->stats.nprod, 1e3 * dmax / ctx->stats.nprod, 100.0 * PetscMin(comm, dmax) / comm));
+        PetscCall(PetscSNPrintf(line + len, sizeof(line) - len, "; halo exchange %.4g ms against the other threads' diagonal parts %.4g ms per product: %.0f%% of the exchange hidden", 1e3 * comm / ctx->stats.nprod, 1e3 * dmax / ctx->stats.nprod,
+                                100.0 * PetscMin(comm, dmax) / comm));
       }
     }
     PetscCall(PetscViewerASCIIPushSynchronized(viewer));
@@ -147,4 +160,3 @@ PetscErrorCode MatAIJHybridView_Private(Mat A, PetscViewer viewer, Mat_AIJHybrid
   PetscCall(ViewHalo(A, viewer, ctx, format));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-

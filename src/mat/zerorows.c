@@ -54,7 +54,7 @@ static PetscErrorCode MatZeroRows_AIJHybrid_EmptyLast(Mat A, AIJHybridZeroRowsFn
   for (i = 0; i < N; i++) /* out of range: AIJ's check fails before any row changed */
     if (rows[i] < 0 || rows[i] >= m) order[nfirst++] = rows[i];
   for (i = 0; i < N; i++) { /* then the rows that get no new entry, in the order given */
-    const PetscInt r = rows[i];
+    const PetscInt r       = rows[i];
     PetscBool      isempty = PETSC_FALSE;
 
     if (r < 0 || r >= m) continue;

@@ -44,18 +44,18 @@ typedef enum {
 } AIJHybridOptionKind;
 
 typedef struct {
-  const char         *name;        /* without '-' and the object's prefix, starts with the table's family */
+  const char         *name; /* without '-' and the object's prefix, starts with the table's family */
   AIJHybridOptionKind kind;
-  PetscReal           min, max;    /* INT, REAL: accepted range */
-  PetscInt            nspecial;    /* INT, REAL: values outside the range also accepted (e.g. -1: measured) */
+  PetscReal           min, max; /* INT, REAL: accepted range */
+  PetscInt            nspecial; /* INT, REAL: values outside the range also accepted (e.g. -1: measured) */
   PetscReal           special[2];
-  const char *const  *list;        /* ENUM */
-  const char         *accepts;     /* what it accepts, for messages and the documentation */
-  const char         *defaults;    /* the default, stated once: its first word is the value -help shows
-                                      for a new object, unless the default depends on the run (then a word
-                                      that is no value, e.g. "OMP_NUM_THREADS") */
-  const char         *help;        /* the -help line */
-  const char         *man;         /* the Set function */
+  const char *const  *list;     /* ENUM */
+  const char         *accepts;  /* what it accepts, for messages and the documentation */
+  const char         *defaults; /* the default, stated once: its first word is the value -help shows
+                                   for a new object, unless the default depends on the run (then a word
+                                   that is no value, e.g. "OMP_NUM_THREADS") */
+  const char *help;             /* the -help line */
+  const char *man;              /* the Set function */
 } AIJHybridOption;
 
 typedef struct AIJHybridOptionTable_s {

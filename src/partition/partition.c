@@ -165,9 +165,9 @@ PetscErrorCode AIJHybridPartitionDiffusion(const AIJHybridCost *cost, PetscInt T
 
     for (PetscInt pass = 0; pass < 2; pass++) {
       for (PetscInt k = 1; k < T; k++) {
-        const PetscInt  b  = pass == 0 ? k : T - k; /* boundary between threads b-1 and b */
-        const PetscReal Ll = AIJHybridCostRange(cost, work[b - 1], work[b]);
-        const PetscReal Lr = AIJHybridCostRange(cost, work[b], work[b + 1]);
+        const PetscInt  b      = pass == 0 ? k : T - k; /* boundary between threads b-1 and b */
+        const PetscReal Ll     = AIJHybridCostRange(cost, work[b - 1], work[b]);
+        const PetscReal Lr     = AIJHybridCostRange(cost, work[b], work[b + 1]);
         const PetscReal target = Prefix(cost, work[b]) - 0.5 * (Ll - Lr);
         const PetscInt  nb     = NearestPrefix(cost, work[b - 1] + 1, work[b + 1] - 1, target);
 

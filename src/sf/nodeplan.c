@@ -126,7 +126,8 @@ static PetscErrorCode BuildRequests(const AIJHybridNodeTopo *topo, const PetscIn
   const PetscInt N = topo->node[me];
 
   PetscFunctionBegin;
-  for (PetscInt k = 0; k < nghost; k++) PetscCheck(AIJHybridNodeOwner(topo->size, ranges, ghosts[k]) >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Ghost %" PetscInt_FMT " (global index %" PetscInt_FMT ") out of the layout [0, %" PetscInt_FMT ")", k, ghosts[k], ranges[topo->size]);
+  for (PetscInt k = 0; k < nghost; k++)
+    PetscCheck(AIJHybridNodeOwner(topo->size, ranges, ghosts[k]) >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Ghost %" PetscInt_FMT " (global index %" PetscInt_FMT ") out of the layout [0, %" PetscInt_FMT ")", k, ghosts[k], ranges[topo->size]);
   PetscCall(PetscMalloc1(nghost, req));
   for (PetscInt k = 0; k < nghost; k++) {
     const PetscInt    g = ghosts[k];
@@ -181,7 +182,7 @@ PetscErrorCode AIJHybridNodePlanRequests(const AIJHybridNodeTopo *topo, const Pe
   PetscCall(PetscMalloc2(nghost, &peer, nghost, &len));
   for (PetscInt j = 0; j < nghost; j++) {
     if (j == 0 || req[j].d != req[j - 1].d) {
-      peer[n] = req[j].d;
+      peer[n]  = req[j].d;
       len[n++] = 0;
     }
     if (j == 0 || req[j].d != req[j - 1].d || req[j].key != req[j - 1].key) len[n - 1] += 2; /* section header */
@@ -190,9 +191,9 @@ PetscErrorCode AIJHybridNodePlanRequests(const AIJHybridNodeTopo *topo, const Pe
   PetscCall(MsgsAlloc(n, peer, len, out));
   for (PetscInt j = 0, hdr = 0; j < nghost; j++) {
     if (j == 0 || req[j].d != req[j - 1].d || req[j].key != req[j - 1].key) {
-      hdr               = c;
-      out->data[c++]    = req[j].key;
-      out->data[c++]    = 0;
+      hdr            = c;
+      out->data[c++] = req[j].key;
+      out->data[c++] = 0;
     }
     out->data[hdr + 1]++;
     out->data[c++] = req[j].g;
@@ -295,7 +296,7 @@ static int CmpQuad(const void *a, const void *b)
 
 PetscErrorCode AIJHybridNodePlanSplit(const AIJHybridNodeTopo *topo, const PetscInt ranges[], PetscMPIInt me, const AIJHybridNodeMsgs *in2, AIJHybridNodeMsgs *out)
 {
-  const PetscInt M = topo->node[me];
+  const PetscInt M  = topo->node[me];
   const PetscInt np = in2->off[in2->n] / 2;
   Quad          *quad;
   PetscInt       n = 0, *len, c = 0;
@@ -419,16 +420,16 @@ typedef struct {
   PetscInt                 nghost;
   const AIJHybridNodeMsgs *in1, *in2, *in3;
   PetscInt                 rstart, rend, nloc;
-  const PetscMPIInt       *locr;  /* ranks of my node, ascending */
-  Req                     *req;   /* my ghosts' requests, sorted by (d, key, g) */
-  Via                     *via;   /* via requests I received as a receiver t */
+  const PetscMPIInt       *locr; /* ranks of my node, ascending */
+  Req                     *req;  /* my ghosts' requests, sorted by (d, key, g) */
+  Via                     *via;  /* via requests I received as a receiver t */
   PetscInt                 nvia;
-  PetscInt                 npairs, nuniq;       /* pairs (g, r) and distinct g of the unions I received as a sender s */
-  PetscInt                *uoff, *upos;         /* per union: offsets of its distinct g; their positions in fbuf (F1 receives) */
-  PetscInt                *upos_by_c, *pos2;    /* via c: its position in fbuf (F2 receives); pair p: its position in rbuf (R2 receives) */
-  PetscInt                *ndir, *ngat, *nrel;  /* [P] per owner on my node: my direct ghosts, gathered g, relayed pairs */
-  PetscInt                *cur;                 /* [P] scratch cursors */
-  PetscMPIInt             *dest, *src;          /* [P+1] scratch message lists */
+  PetscInt                 npairs, nuniq;      /* pairs (g, r) and distinct g of the unions I received as a sender s */
+  PetscInt                *uoff, *upos;        /* per union: offsets of its distinct g; their positions in fbuf (F1 receives) */
+  PetscInt                *upos_by_c, *pos2;   /* via c: its position in fbuf (F2 receives); pair p: its position in rbuf (R2 receives) */
+  PetscInt                *ndir, *ngat, *nrel; /* [P] per owner on my node: my direct ghosts, gathered g, relayed pairs */
+  PetscInt                *cur;                /* [P] scratch cursors */
+  PetscMPIInt             *dest, *src;         /* [P+1] scratch message lists */
   PetscInt                *len, *rlen;
   PetscInt                 nF1, nF2, nF3, nR3, nR2, nR1; /* entries each phase receives */
 } Finish;
@@ -449,26 +450,27 @@ static inline PetscBool FirstOfUnion(const AIJHybridNodeMsgs *in2, PetscInt i, P
   return (PetscBool)(p == in2->off[i] || in2->data[p] != in2->data[p - 2]);
 }
 
-static PetscErrorCode FinishSetUp(Finish *F, const AIJHybridNodeTopo *topo, const PetscInt ranges[], PetscMPIInt me, PetscInt nghost, const PetscInt ghosts[], const AIJHybridNodeMsgs *in1, const AIJHybridNodeMsgs *in2, const AIJHybridNodeMsgs *in3, AIJHybridNodePlan *plan)
+static PetscErrorCode FinishSetUp(Finish *F, const AIJHybridNodeTopo *topo, const PetscInt ranges[], PetscMPIInt me, PetscInt nghost, const PetscInt ghosts[], const AIJHybridNodeMsgs *in1, const AIJHybridNodeMsgs *in2, const AIJHybridNodeMsgs *in3,
+                                  AIJHybridNodePlan *plan)
 {
   const PetscMPIInt P = topo->size;
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(F, sizeof(*F)));
   PetscCall(PetscMemzero(plan, sizeof(*plan)));
-  F->topo   = topo;
-  F->ranges = ranges;
-  F->me     = me;
-  F->P      = P;
-  F->nghost = nghost;
-  F->in1    = in1;
-  F->in2    = in2;
-  F->in3    = in3;
-  F->rstart = ranges[me];
-  F->rend   = ranges[me + 1];
-  F->nloc   = topo->nptr[topo->node[me] + 1] - topo->nptr[topo->node[me]];
-  F->locr   = topo->nranks + topo->nptr[topo->node[me]];
-  F->npairs = in2->off[in2->n] / 2;
+  F->topo      = topo;
+  F->ranges    = ranges;
+  F->me        = me;
+  F->P         = P;
+  F->nghost    = nghost;
+  F->in1       = in1;
+  F->in2       = in2;
+  F->in3       = in3;
+  F->rstart    = ranges[me];
+  F->rend      = ranges[me + 1];
+  F->nloc      = topo->nptr[topo->node[me] + 1] - topo->nptr[topo->node[me]];
+  F->locr      = topo->nranks + topo->nptr[topo->node[me]];
+  F->npairs    = in2->off[in2->n] / 2;
   plan->nghost = nghost;
   PetscCall(BuildRequests(topo, ranges, me, nghost, ghosts, &F->req));
   PetscCall(ParseVia(topo, me, in1, &F->nvia, &F->via));
@@ -575,7 +577,7 @@ static PetscErrorCode FinishF1(Finish *F, AIJHybridNodePlan *plan)
 /* F2: as a sender s, each receiver t gets its union (one inter-node message); as a receiver t, I get one per sender s I asked */
 static PetscErrorCode FinishF2(Finish *F, AIJHybridNodePlan *plan)
 {
-  AIJHybridNodePhase *ph = &plan->fwd[1];
+  AIJHybridNodePhase *ph  = &plan->fwd[1];
   Via                *via = F->via;
   PetscInt            n = 0, m = 0;
 
@@ -810,7 +812,8 @@ static PetscErrorCode FinishCounts(Finish *F, AIJHybridNodePlan *plan)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode AIJHybridNodePlanFinish(const AIJHybridNodeTopo *topo, const PetscInt ranges[], PetscMPIInt me, PetscInt nghost, const PetscInt ghosts[], const AIJHybridNodeMsgs *in1, const AIJHybridNodeMsgs *in2, const AIJHybridNodeMsgs *in3, AIJHybridNodePlan *plan)
+PetscErrorCode AIJHybridNodePlanFinish(const AIJHybridNodeTopo *topo, const PetscInt ranges[], PetscMPIInt me, PetscInt nghost, const PetscInt ghosts[], const AIJHybridNodeMsgs *in1, const AIJHybridNodeMsgs *in2, const AIJHybridNodeMsgs *in3,
+                                       AIJHybridNodePlan *plan)
 {
   Finish F;
 

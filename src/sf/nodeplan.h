@@ -76,10 +76,10 @@ typedef struct {
   AIJHybridNodePhase  rev[3]; /* R3, R2, R1: from rbuf into rbuf */
   PetscInt            nfbuf, nrbuf;
   PetscInt            nghost;
-  PetscInt           *gpos;            /* forward: ghost k = fbuf[gpos[k]] */
-  PetscInt            nacc;            /* reverse: y[accroot[j]] += rbuf[accpos[j]] for j = 0, 1, ... */
+  PetscInt           *gpos; /* forward: ghost k = fbuf[gpos[k]] */
+  PetscInt            nacc; /* reverse: y[accroot[j]] += rbuf[accpos[j]] for j = 0, 1, ... */
   PetscInt           *accroot, *accpos;
-  AIJHybridNodeCounts standard;        /* the standard exchange of the same pattern (one message per owner/requester pair) */
+  AIJHybridNodeCounts standard; /* the standard exchange of the same pattern (one message per owner/requester pair) */
   AIJHybridNodeCounts forward, reverse;
 } AIJHybridNodePlan;
 

@@ -30,7 +30,7 @@ static PetscBool NodeAwarePackageInitialized = PETSC_FALSE;
 /* the named type under a unit made of MPI_Type_dup() and MPI_Type_contiguous(), and how many of it */
 static PetscErrorCode UnwrapUnit(MPI_Datatype unit, MPI_Datatype *named, PetscInt *count, PetscBool *ok)
 {
-  MPI_Datatype t = unit;
+  MPI_Datatype t    = unit;
   PetscInt     mult = 1;
 
   PetscFunctionBegin;
@@ -169,8 +169,12 @@ static PetscErrorCode CheckNotInFlight(PetscSF sf, MPI_Datatype unit, const void
 
   PetscFunctionBegin;
   if (!rootdata && !leafdata) PetscFunctionReturn(PETSC_SUCCESS); /* this rank has nothing to tell them apart by; as basic */
-  for (NALink l = na->inuse; l; l = l->next) PetscCheck(!(l->unit == unit && l->rootdata == rootdata && l->leafdata == leafdata), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "A %s on this %s PetscSF with the same unit, rootdata (%p) and leafdata (%p) is in flight: end it before beginning another one", DirNames[l->dir], PETSCSFNODEAWARE, rootdata, leafdata);
-  for (PetscInt i = 0; i < na->nfb; i++) PetscCheck(!(na->fb[i].unit == unit && na->fb[i].rootdata == rootdata && na->fb[i].leafdata == leafdata), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "A %s on this %s PetscSF with the same unit, rootdata (%p) and leafdata (%p) is in flight: end it before beginning another one", DirNames[na->fb[i].dir], PETSCSFNODEAWARE, rootdata, leafdata);
+  for (NALink l = na->inuse; l; l = l->next)
+    PetscCheck(!(l->unit == unit && l->rootdata == rootdata && l->leafdata == leafdata), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
+               "A %s on this %s PetscSF with the same unit, rootdata (%p) and leafdata (%p) is in flight: end it before beginning another one", DirNames[l->dir], PETSCSFNODEAWARE, rootdata, leafdata);
+  for (PetscInt i = 0; i < na->nfb; i++)
+    PetscCheck(!(na->fb[i].unit == unit && na->fb[i].rootdata == rootdata && na->fb[i].leafdata == leafdata), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE,
+               "A %s on this %s PetscSF with the same unit, rootdata (%p) and leafdata (%p) is in flight: end it before beginning another one", DirNames[na->fb[i].dir], PETSCSFNODEAWARE, rootdata, leafdata);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -218,7 +222,8 @@ static PetscErrorCode EndNodeAware(PetscSF sf, PetscInt dir, MPI_Datatype unit, 
       PetscFunctionReturn(PETSC_SUCCESS);
     }
   }
-  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "End of a %s on a %s PetscSF that was not begun with this unit, rootdata (%p) and leafdata (%p): call the matching Begin first, with the same arguments", DirNames[dir], PETSCSFNODEAWARE, rootdata, leafdata);
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "End of a %s on a %s PetscSF that was not begun with this unit, rootdata (%p) and leafdata (%p): call the matching Begin first, with the same arguments", DirNames[dir], PETSCSFNODEAWARE, rootdata,
+          leafdata);
 }
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -261,16 +266,30 @@ enum {
   SFNA_OPT_COUNT
 };
 static const AIJHybridOption PetscSFNodeAwareOptionList[SFNA_OPT_COUNT] = {
-  [SFNA_OPT_ALWAYS]    = {"sf_nodeaware_always", AIJHYBRID_OPTION_BOOL, 0, 0, 0, {0, 0}, NULL, "a boolean (true, false, yes, no, on, off, 1, 0; no value: true)", "false (basic runs where the plan combines nothing)", "Run the node-aware plan even on one node or with one rank per node, where its messages are basic's and basic sends them by default", "PetscSFNodeAwareSetAlways"},
-  [SFNA_OPT_NODE_SIZE] = {"sf_nodeaware_node_size", AIJHYBRID_OPTION_INT, 0, PETSC_MAX_INT, 0, {0, 0}, NULL, "an integer >= 1, or 0 for the nodes MPI_COMM_TYPE_SHARED finds", "0 (the nodes MPI_COMM_TYPE_SHARED finds)", "Emulate nodes of k consecutive ranks (0: the nodes MPI_COMM_TYPE_SHARED finds)", "PetscSFNodeAwareSetNodeSize"},
+  [SFNA_OPT_ALWAYS]    = {"sf_nodeaware_always",
+                          AIJHYBRID_OPTION_BOOL, 0,
+                          0,             0,
+                          {0, 0},
+                          NULL, "a boolean (true, false, yes, no, on, off, 1, 0; no value: true)",
+                          "false (basic runs where the plan combines nothing)", "Run the node-aware plan even on one node or with one rank per node, where its messages are basic's and basic sends them by default",
+                          "PetscSFNodeAwareSetAlways"  },
+  [SFNA_OPT_NODE_SIZE] = {"sf_nodeaware_node_size",
+                          AIJHYBRID_OPTION_INT,  0,
+                          PETSC_MAX_INT, 0,
+                          {0, 0},
+                          NULL, "an integer >= 1, or 0 for the nodes MPI_COMM_TYPE_SHARED finds",
+                          "0 (the nodes MPI_COMM_TYPE_SHARED finds)",           "Emulate nodes of k consecutive ranks (0: the nodes MPI_COMM_TYPE_SHARED finds)",
+                          "PetscSFNodeAwareSetNodeSize"},
 };
 
 const struct AIJHybridOptionTable_s PetscSFNodeAwareOptionTable = {"sf_nodeaware_", "PetscSF node-aware options", "-sf_type nodeaware", "PETSCSFNODEAWARE", SFNA_OPT_COUNT, PetscSFNodeAwareOptionList};
 
 static PetscErrorCode PetscSFSetFromOptions_NodeAware(PetscSF sf, AIJHybridOptionItems PetscOptionsObject)
 {
-  PetscSF_NodeAware   *na                 = (PetscSF_NodeAware *)sf->data;
-  AIJHybridOptionValue v[SFNA_OPT_COUNT] = {{PETSC_FALSE, 0, 0}};
+  PetscSF_NodeAware   *na                = (PetscSF_NodeAware *)sf->data;
+  AIJHybridOptionValue v[SFNA_OPT_COUNT] = {
+    {PETSC_FALSE, 0, 0}
+  };
 
   PetscFunctionBegin;
   v[SFNA_OPT_NODE_SIZE].i = na->node_size;
@@ -416,9 +435,9 @@ static PetscErrorCode PetscSFNodeAwareGetStats_NodeAware(PetscSF sf, PetscSFNode
   PetscCall(PetscSFSetUp(sf));
   if (!na->inuse && !na->nfb) PetscCall(EnsureBuilt(sf)); /* with operations in flight, the plan is the current one */
   PetscCall(PetscMemzero(st, sizeof(*st)));
-  st->nnodes     = na->nnodes;
-  st->node       = na->node;
-  st->node_ranks = na->node_ranks;
+  st->nnodes        = na->nnodes;
+  st->node          = na->node;
+  st->node_ranks    = na->node_ranks;
   st->node_aware    = PETSC_TRUE;
   st->ops_nodeaware = na->ops_nodeaware;
   st->ops_basic     = na->ops_basic;
@@ -471,13 +490,22 @@ static PetscErrorCode PetscSFView_NodeAware(PetscSF sf, PetscViewer viewer)
   }
   PetscCall(PetscSFNodeAwareGetStats_NodeAware(sf, &st));
   PetscCall(PetscViewerASCIIPrintf(viewer, "  NodeAware: %" PetscInt_FMT " nodes (%s); messages and bytes (one PetscScalar per leaf) of one operation, all ranks:\n", st.nnodes, nodes));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "  NodeAware:   broadcast  %" PetscInt_FMT " inter-node (%" PetscInt64_FMT " B) + %" PetscInt_FMT " on-node (%" PetscInt64_FMT " B); basic %" PetscInt_FMT " inter-node (%" PetscInt64_FMT " B) + %" PetscInt_FMT " on-node (%" PetscInt64_FMT " B)\n", st.nodeaware_total.inter_msgs, st.nodeaware_total.inter_bytes, st.nodeaware_total.on_msgs, st.nodeaware_total.on_bytes, st.basic_total.inter_msgs, st.basic_total.inter_bytes, st.basic_total.on_msgs, st.basic_total.on_bytes));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "  NodeAware:   reduction  %" PetscInt_FMT " inter-node (%" PetscInt64_FMT " B) + %" PetscInt_FMT " on-node (%" PetscInt64_FMT " B)\n", st.nodeaware_reverse_total.inter_msgs, st.nodeaware_reverse_total.inter_bytes, st.nodeaware_reverse_total.on_msgs, st.nodeaware_reverse_total.on_bytes));
+  PetscCall(PetscViewerASCIIPrintf(viewer,
+                                   "  NodeAware:   broadcast  %" PetscInt_FMT " inter-node (%" PetscInt64_FMT " B) + %" PetscInt_FMT " on-node (%" PetscInt64_FMT " B); basic %" PetscInt_FMT " inter-node (%" PetscInt64_FMT " B) + %" PetscInt_FMT
+                                   " on-node (%" PetscInt64_FMT " B)\n",
+                                   st.nodeaware_total.inter_msgs, st.nodeaware_total.inter_bytes, st.nodeaware_total.on_msgs, st.nodeaware_total.on_bytes, st.basic_total.inter_msgs, st.basic_total.inter_bytes, st.basic_total.on_msgs,
+                                   st.basic_total.on_bytes));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "  NodeAware:   reduction  %" PetscInt_FMT " inter-node (%" PetscInt64_FMT " B) + %" PetscInt_FMT " on-node (%" PetscInt64_FMT " B)\n", st.nodeaware_reverse_total.inter_msgs,
+                                   st.nodeaware_reverse_total.inter_bytes, st.nodeaware_reverse_total.on_msgs, st.nodeaware_reverse_total.on_bytes));
   if (format == PETSC_VIEWER_ASCII_INFO_DETAIL) {
     PetscMPIInt rank;
     PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)sf), &rank));
     PetscCall(PetscViewerASCIIPushSynchronized(viewer));
-    PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "  NodeAware: [%d] node %" PetscInt_FMT " (%" PetscInt_FMT " ranks) sends: broadcast %" PetscInt_FMT " inter-node (%" PetscInt64_FMT " B) + %" PetscInt_FMT " on-node (%" PetscInt64_FMT " B), reduction %" PetscInt_FMT " + %" PetscInt_FMT ", basic %" PetscInt_FMT " + %" PetscInt_FMT "\n", rank, st.node, st.node_ranks, st.nodeaware.inter_msgs, st.nodeaware.inter_bytes, st.nodeaware.on_msgs, st.nodeaware.on_bytes, st.nodeaware_reverse.inter_msgs, st.nodeaware_reverse.on_msgs, st.basic.inter_msgs, st.basic.on_msgs));
+    PetscCall(PetscViewerASCIISynchronizedPrintf(viewer,
+                                                 "  NodeAware: [%d] node %" PetscInt_FMT " (%" PetscInt_FMT " ranks) sends: broadcast %" PetscInt_FMT " inter-node (%" PetscInt64_FMT " B) + %" PetscInt_FMT " on-node (%" PetscInt64_FMT
+                                                 " B), reduction %" PetscInt_FMT " + %" PetscInt_FMT ", basic %" PetscInt_FMT " + %" PetscInt_FMT "\n",
+                                                 rank, st.node, st.node_ranks, st.nodeaware.inter_msgs, st.nodeaware.inter_bytes, st.nodeaware.on_msgs, st.nodeaware.on_bytes, st.nodeaware_reverse.inter_msgs, st.nodeaware_reverse.on_msgs,
+                                                 st.basic.inter_msgs, st.basic.on_msgs));
     PetscCall(PetscViewerFlush(viewer));
     PetscCall(PetscViewerASCIIPopSynchronized(viewer));
   }

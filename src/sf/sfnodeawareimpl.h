@@ -47,7 +47,7 @@ typedef struct _n_NALink *NALink;
 struct _n_NALink {
   PetscInt     dir;
   size_t       unitbytes;
-  MPI_Datatype mpiunit;          /* unitbytes contiguous bytes */
+  MPI_Datatype mpiunit;            /* unitbytes contiguous bytes */
   char        *sbuf, *rbuf, *cbuf; /* send and receive buffers of the schedule; reduce: the per-ghost contributions */
   MPI_Request *rreq[3], *sreq[3];
   PetscMPIInt  nrreq[3], nsreq[3];
@@ -79,19 +79,19 @@ typedef struct {
   PetscBool plain; /* one node, or one rank per node: the plan's messages are basic's (set by the build) */
 
   /* leaves on roots of this rank, in leaf order: the copies done at begin, as basic does */
-  PetscInt  nlocal, *lroot, *lleaf;
+  PetscInt nlocal, *lroot, *lleaf;
   /* leaves on roots of other ranks: nghost distinct roots (the plan's ghosts) */
-  PetscInt  nghost;
-  PetscInt  nfwd, *fleaf, *forig;                 /* bcast: leaf location and origin, by root rank then leaf (basic's order) */
-  PetscInt  nrev1, *r1leaf, *r1ghost;             /* reduce: the first leaf of each ghost, copied to its contribution */
-  PetscInt  nrev2, *r2leaf, *r2ghost;             /* reduce: further leaves of a ghost, combined in leaf order */
-  AIJHybridNodeSchedule sched[2];                 /* NA_BCAST, NA_REDUCE */
-  AIJHybridNodeCounts cnt_basic, cnt_fwd, cnt_rev; /* this rank's messages in one operation of basic, forward, reverse */
+  PetscInt              nghost;
+  PetscInt              nfwd, *fleaf, *forig;        /* bcast: leaf location and origin, by root rank then leaf (basic's order) */
+  PetscInt              nrev1, *r1leaf, *r1ghost;    /* reduce: the first leaf of each ghost, copied to its contribution */
+  PetscInt              nrev2, *r2leaf, *r2ghost;    /* reduce: further leaves of a ghost, combined in leaf order */
+  AIJHybridNodeSchedule sched[2];                    /* NA_BCAST, NA_REDUCE */
+  AIJHybridNodeCounts   cnt_basic, cnt_fwd, cnt_rev; /* this rank's messages in one operation of basic, forward, reverse */
 
   NALink      avail, inuse; /* inuse: in the order the operations began */
   NAFallback *fb;           /* operations in flight on the basic SF */
   PetscInt    nfb, mfb;
-  PetscInt    info_said;    /* fallback reasons already reported through PetscInfo() (bit mask) */
+  PetscInt    info_said;                /* fallback reasons already reported through PetscInfo() (bit mask) */
   PetscInt64  ops_nodeaware, ops_basic; /* operations begun each way */
 } PetscSF_NodeAware;
 

@@ -276,7 +276,7 @@ PetscErrorCode PetscSFNodeAwareBuild_Private(PetscSF sf)
 {
   PetscSF_NodeAware *na   = (PetscSF_NodeAware *)sf->data;
   MPI_Comm           comm = PetscObjectComm((PetscObject)sf);
-  PetscMPIInt        size, rank, bad[2] = {0, 0}, gbad[2];
+  PetscMPIInt        size, rank, bad[2]       = {0, 0}, gbad[2];
   PetscInt           nroots, nleaves, nremote = 0, *label, *nr, *ranges, *ghosts, *leafghost;
   const PetscInt    *ilocal;
   const PetscSFNode *iremote;
@@ -477,7 +477,8 @@ PetscErrorCode PetscSFNodeAwareFree_Private(PetscSF sf)
   PetscSF_NodeAware *na = (PetscSF_NodeAware *)sf->data;
 
   PetscFunctionBegin;
-  PetscCheck(!na->inuse && !na->nfb, PetscObjectComm((PetscObject)sf), PETSC_ERR_ARG_WRONGSTATE, "PetscSF of type %s reset, destroyed or rebuilt with an operation in flight: end it first (PetscSFBcastEnd(), PetscSFReduceEnd(), PetscSFFetchAndOpEnd(), ...)", PETSCSFNODEAWARE);
+  PetscCheck(!na->inuse && !na->nfb, PetscObjectComm((PetscObject)sf), PETSC_ERR_ARG_WRONGSTATE,
+             "PetscSF of type %s reset, destroyed or rebuilt with an operation in flight: end it first (PetscSFBcastEnd(), PetscSFReduceEnd(), PetscSFFetchAndOpEnd(), ...)", PETSCSFNODEAWARE);
   while (na->avail) {
     NALink next = na->avail->next;
     PetscCall(LinkDestroy(&na->avail));
@@ -492,7 +493,7 @@ PetscErrorCode PetscSFNodeAwareFree_Private(PetscSF sf)
   PetscCall(PetscMemzero(&na->cnt_fwd, sizeof(AIJHybridNodeCounts)));
   PetscCall(PetscMemzero(&na->cnt_rev, sizeof(AIJHybridNodeCounts)));
   na->nlocal = na->nghost = na->nfwd = na->nrev1 = na->nrev2 = 0;
-  na->built                                                 = PETSC_FALSE;
+  na->built                                                  = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -525,8 +526,8 @@ static PetscErrorCode StartSends(NALink link, const AIJHybridNodeStep *st, Petsc
 
 PetscErrorCode PetscSFNodeAwareBegin_Private(PetscSF sf, PetscInt dir, MPI_Datatype unit, NAUnit u, NAOp op, const void *rootdata, const void *leafdata)
 {
-  PetscSF_NodeAware           *na = (PetscSF_NodeAware *)sf->data;
-  const AIJHybridNodeSchedule *s  = &na->sched[dir];
+  PetscSF_NodeAware           *na   = (PetscSF_NodeAware *)sf->data;
+  const AIJHybridNodeSchedule *s    = &na->sched[dir];
   NALink                       link = NULL, *p;
 
   PetscFunctionBegin;

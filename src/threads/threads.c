@@ -144,7 +144,10 @@ PetscErrorCode AIJHybridCheckOversubscription(PetscObject obj, PetscInt nthreads
   cores = AIJHybridNodeCores();
   if (nthreads * ranks > cores) {
     AIJHybridOversubWarned = PETSC_TRUE;
-    PetscCall(PetscInfo(obj, "aijhybrid warning: %" PetscInt_FMT " threads x %" PetscInt_FMT " ranks on this node = %" PetscInt_FMT " > %" PetscInt_FMT " cores (oversubscribed: products will be slow); set OMP_NUM_THREADS (or the objects' num_threads options) to at most %" PetscInt_FMT "\n", nthreads, ranks, nthreads * ranks, cores, PetscMax(1, cores / ranks)));
+    PetscCall(PetscInfo(obj,
+                        "aijhybrid warning: %" PetscInt_FMT " threads x %" PetscInt_FMT " ranks on this node = %" PetscInt_FMT " > %" PetscInt_FMT
+                        " cores (oversubscribed: products will be slow); set OMP_NUM_THREADS (or the objects' num_threads options) to at most %" PetscInt_FMT "\n",
+                        nthreads, ranks, nthreads * ranks, cores, PetscMax(1, cores / ranks)));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -211,7 +211,8 @@ static PetscErrorCode VecView_Hybrid(Vec v, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPushTab(viewer));
     if (glob[0] == -glob[1]) PetscCall(PetscViewerASCIIPrintf(viewer, "Hybrid vector: %" PetscInt_FMT " threads per rank%s\n", glob[0], ctx->standard ? " (threaded operations on a standard vector, -vec_hybrid_standard)" : ""));
     else PetscCall(PetscViewerASCIIPrintf(viewer, "Hybrid vector: %" PetscInt_FMT " to %" PetscInt_FMT " threads per rank%s\n", -glob[1], glob[0], ctx->standard ? " (threaded operations on a standard vector, -vec_hybrid_standard)" : ""));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "Hybrid vector: %" PetscInt_FMT " to %" PetscInt_FMT " entries per thread (%s), threaded from a local length of %" PetscInt_FMT ", first touch %s\n", -glob[2], glob[3], ctx->bounds ? "the rows of the matrix's threads" : "equal parts", ctx->threshold, ctx->first_touch ? "on" : "off"));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "Hybrid vector: %" PetscInt_FMT " to %" PetscInt_FMT " entries per thread (%s), threaded from a local length of %" PetscInt_FMT ", first touch %s\n", -glob[2], glob[3],
+                                     ctx->bounds ? "the rows of the matrix's threads" : "equal parts", ctx->threshold, ctx->first_touch ? "on" : "off"));
     PetscCall(PetscViewerASCIIPopTab(viewer));
     if (format == PETSC_VIEWER_ASCII_INFO) PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -222,8 +223,10 @@ static PetscErrorCode VecView_Hybrid(Vec v, PetscViewer viewer)
 static PetscErrorCode VecSetFromOptions_Hybrid(Vec v, AIJHybridOptionItems PetscOptionsObject)
 {
   Vec_Hybrid          *ctx;
-  AIJHybridOptionValue val[VECHYBRID_OPT_COUNT] = {{PETSC_FALSE, 0, 0}};
-  PetscBool            standard;
+  AIJHybridOptionValue val[VECHYBRID_OPT_COUNT] = {
+    {PETSC_FALSE, 0, 0}
+  };
+  PetscBool standard;
 
   PetscFunctionBegin;
   PetscCall(VecHybridGetContext(v, &ctx));

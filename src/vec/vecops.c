@@ -676,32 +676,32 @@ static PetscErrorCode VecDestroyVecs_Hybrid(PetscInt m, Vec V[])
 PetscErrorCode VecHybridInstallOps(Vec v)
 {
   PetscFunctionBegin;
-  v->ops->duplicatevecs   = VecDuplicateVecs_Hybrid;
-  v->ops->destroyvecs     = VecDestroyVecs_Hybrid;
-  v->ops->dot             = VecDot_Hybrid;
-  v->ops->tdot            = VecTDot_Hybrid;
-  v->ops->mdot            = VecMDot_Hybrid;
-  v->ops->mtdot           = VecMTDot_Hybrid;
-  v->ops->norm            = VecNorm_Hybrid;
-  v->ops->dotnorm2        = VecDotNorm2_Hybrid;
-  v->ops->dot_local       = VecDot_Local_Hybrid;
-  v->ops->tdot_local      = VecTDot_Local_Hybrid;
-  v->ops->mdot_local      = VecMDot_Local_Hybrid;
-  v->ops->mtdot_local     = VecMTDot_Local_Hybrid;
-  v->ops->norm_local      = VecNorm_Local_Hybrid;
-  v->ops->sum             = VecSum_Hybrid;
-  v->ops->max             = VecMax_Hybrid;
-  v->ops->min             = VecMin_Hybrid;
-  v->ops->set             = VecSet_Hybrid;
-  v->ops->scale           = VecScale_Hybrid;
-  v->ops->copy            = VecCopy_Hybrid;
-  v->ops->swap            = VecSwap_Hybrid;
-  v->ops->axpy            = VecAXPY_Hybrid;
-  v->ops->aypx            = VecAYPX_Hybrid;
-  v->ops->axpby           = VecAXPBY_Hybrid;
-  v->ops->axpbypcz        = VecAXPBYPCZ_Hybrid;
-  v->ops->waxpy           = VecWAXPY_Hybrid;
-  v->ops->maxpy           = VecMAXPY_Hybrid;
+  v->ops->duplicatevecs = VecDuplicateVecs_Hybrid;
+  v->ops->destroyvecs   = VecDestroyVecs_Hybrid;
+  v->ops->dot           = VecDot_Hybrid;
+  v->ops->tdot          = VecTDot_Hybrid;
+  v->ops->mdot          = VecMDot_Hybrid;
+  v->ops->mtdot         = VecMTDot_Hybrid;
+  v->ops->norm          = VecNorm_Hybrid;
+  v->ops->dotnorm2      = VecDotNorm2_Hybrid;
+  v->ops->dot_local     = VecDot_Local_Hybrid;
+  v->ops->tdot_local    = VecTDot_Local_Hybrid;
+  v->ops->mdot_local    = VecMDot_Local_Hybrid;
+  v->ops->mtdot_local   = VecMTDot_Local_Hybrid;
+  v->ops->norm_local    = VecNorm_Local_Hybrid;
+  v->ops->sum           = VecSum_Hybrid;
+  v->ops->max           = VecMax_Hybrid;
+  v->ops->min           = VecMin_Hybrid;
+  v->ops->set           = VecSet_Hybrid;
+  v->ops->scale         = VecScale_Hybrid;
+  v->ops->copy          = VecCopy_Hybrid;
+  v->ops->swap          = VecSwap_Hybrid;
+  v->ops->axpy          = VecAXPY_Hybrid;
+  v->ops->aypx          = VecAYPX_Hybrid;
+  v->ops->axpby         = VecAXPBY_Hybrid;
+  v->ops->axpbypcz      = VecAXPBYPCZ_Hybrid;
+  v->ops->waxpy         = VecWAXPY_Hybrid;
+  v->ops->maxpy         = VecMAXPY_Hybrid;
 #if !PETSC_VERSION_LT(3, 20, 0)
   v->ops->maxpby = VecMAXPBY_Hybrid;
 #endif

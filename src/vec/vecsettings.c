@@ -8,7 +8,8 @@
 static PetscErrorCode VecHybridCheckNumThreads(Vec v, PetscInt nthreads)
 {
   PetscFunctionBegin;
-  PetscCheck(nthreads == PETSC_DEFAULT || nthreads == PETSC_DECIDE || (nthreads >= 1 && nthreads <= AIJHYBRID_MAX_THREADS), PetscObjectComm((PetscObject)v), PETSC_ERR_ARG_OUTOFRANGE, "Invalid number of threads %" PetscInt_FMT " for -vec_hybrid_num_threads: expected an integer from 1 to %d, or -1 (PETSC_DECIDE) for the default", nthreads, AIJHYBRID_MAX_THREADS);
+  PetscCheck(nthreads == PETSC_DEFAULT || nthreads == PETSC_DECIDE || (nthreads >= 1 && nthreads <= AIJHYBRID_MAX_THREADS), PetscObjectComm((PetscObject)v), PETSC_ERR_ARG_OUTOFRANGE,
+             "Invalid number of threads %" PetscInt_FMT " for -vec_hybrid_num_threads: expected an integer from 1 to %d, or -1 (PETSC_DECIDE) for the default", nthreads, AIJHYBRID_MAX_THREADS);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -51,8 +52,11 @@ static PetscErrorCode VecHybridSetPartition_Hybrid(Vec v, PetscInt nthreads, con
   PetscFunctionBegin;
   PetscCheck(nthreads >= 1 && nthreads <= AIJHYBRID_MAX_THREADS, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Invalid number of threads %" PetscInt_FMT ": expected an integer from 1 to %d", nthreads, AIJHYBRID_MAX_THREADS);
   if (bounds) {
-    PetscCheck(bounds[0] == 0 && bounds[nthreads] == n, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The parts of the threads must go from 0 to the local length %" PetscInt_FMT ", not from %" PetscInt_FMT " to %" PetscInt_FMT, n, bounds[0], bounds[nthreads]);
-    for (PetscInt t = 0; t < nthreads; t++) PetscCheck(bounds[t] <= bounds[t + 1], PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The parts of the threads must not decrease: bounds[%" PetscInt_FMT "] = %" PetscInt_FMT " > bounds[%" PetscInt_FMT "] = %" PetscInt_FMT, t, bounds[t], t + 1, bounds[t + 1]);
+    PetscCheck(bounds[0] == 0 && bounds[nthreads] == n, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The parts of the threads must go from 0 to the local length %" PetscInt_FMT ", not from %" PetscInt_FMT " to %" PetscInt_FMT, n, bounds[0],
+               bounds[nthreads]);
+    for (PetscInt t = 0; t < nthreads; t++)
+      PetscCheck(bounds[t] <= bounds[t + 1], PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The parts of the threads must not decrease: bounds[%" PetscInt_FMT "] = %" PetscInt_FMT " > bounds[%" PetscInt_FMT "] = %" PetscInt_FMT, t, bounds[t], t + 1,
+                 bounds[t + 1]);
   }
   PetscCall(VecHybridGetContext(v, &ctx));
   ctx->nthreads     = nthreads;
@@ -84,7 +88,8 @@ static PetscErrorCode VecHybridSetThreshold_Hybrid(Vec v, PetscInt threshold)
 
   PetscFunctionBegin;
   if (threshold == PETSC_DEFAULT || threshold == PETSC_DECIDE) threshold = VECHYBRID_DEFAULT_THRESHOLD;
-  PetscCheck(threshold >= 0, PetscObjectComm((PetscObject)v), PETSC_ERR_ARG_OUTOFRANGE, "Invalid threshold %" PetscInt_FMT " for -vec_hybrid_threshold: expected an integer >= 0 (a local length), or -1 for the default %d", threshold, VECHYBRID_DEFAULT_THRESHOLD);
+  PetscCheck(threshold >= 0, PetscObjectComm((PetscObject)v), PETSC_ERR_ARG_OUTOFRANGE, "Invalid threshold %" PetscInt_FMT " for -vec_hybrid_threshold: expected an integer >= 0 (a local length), or -1 for the default %d", threshold,
+             VECHYBRID_DEFAULT_THRESHOLD);
   PetscCall(VecHybridGetContext(v, &ctx));
   ctx->threshold = threshold;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -138,7 +143,6 @@ PetscErrorCode VecHybridComposeFunctions(Vec v, PetscBool on)
   PetscCall(PetscObjectComposeFunction((PetscObject)v, "VecHybridGetFirstTouch_C", on ? VecHybridGetFirstTouch_Hybrid : NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-
 
 /*@
   VecHybridSetNumThreads - Sets the number of OpenMP threads each rank uses for the operations of a `VECHYBRID` vector
@@ -347,4 +351,3 @@ PetscErrorCode VecHybridGetFirstTouch(Vec v, PetscBool *flg)
   PetscUseMethod(v, "VecHybridGetFirstTouch_C", (Vec, PetscBool *), (v, flg));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-

@@ -6,7 +6,10 @@
 */
 int main(int argc, char **argv)
 {
-  Mat A, B; Vec x, y1, y2; PetscInt n = 300, rs, re; PetscReal e;
+  Mat       A, B;
+  Vec       x, y1, y2;
+  PetscInt  n = 300, rs, re;
+  PetscReal e;
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(MatAIJHybridInitializePackage());
   for (int k = 0; k < 2; k++) {
@@ -24,18 +27,30 @@ int main(int argc, char **argv)
     PetscCall(MatAssemblyBegin(*M, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(*M, MAT_FINAL_ASSEMBLY));
   }
-  PetscCall(MatCreateVecs(A, &x, &y1)); PetscCall(VecDuplicate(y1, &y2)); PetscCall(VecSetRandom(x, NULL));
-  PetscCall(MatMult(A, x, y1)); PetscCall(MatMult(B, x, y2)); PetscCall(VecAXPY(y2, -1, y1)); PetscCall(VecNorm(y2, NORM_INFINITY, &e));
+  PetscCall(MatCreateVecs(A, &x, &y1));
+  PetscCall(VecDuplicate(y1, &y2));
+  PetscCall(VecSetRandom(x, NULL));
+  PetscCall(MatMult(A, x, y1));
+  PetscCall(MatMult(B, x, y2));
+  PetscCall(VecAXPY(y2, -1, y1));
+  PetscCall(VecNorm(y2, NORM_INFINITY, &e));
   PetscCheck(e <= 1e-13, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "MatMult differs from aij: %g", (double)e);
   {
     MatType type;
     PetscCall(MatGetType(B, &type));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s: MatMult matches aij\n", type));
   }
-  PetscCall(MatMultTranspose(A, x, y1)); PetscCall(MatMultTranspose(B, x, y2)); PetscCall(VecAXPY(y2, -1, y1)); PetscCall(VecNorm(y2, NORM_INFINITY, &e));
+  PetscCall(MatMultTranspose(A, x, y1));
+  PetscCall(MatMultTranspose(B, x, y2));
+  PetscCall(VecAXPY(y2, -1, y1));
+  PetscCall(VecNorm(y2, NORM_INFINITY, &e));
   PetscCheck(e <= 1e-13, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "MatMultTranspose differs from aij: %g", (double)e);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "MatMultTranspose matches aij\n"));
-  PetscCall(MatDestroy(&A)); PetscCall(MatDestroy(&B)); PetscCall(VecDestroy(&x)); PetscCall(VecDestroy(&y1)); PetscCall(VecDestroy(&y2));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&B));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y1));
+  PetscCall(VecDestroy(&y2));
   PetscCall(PetscFinalize());
   return 0;
 }

@@ -168,7 +168,8 @@ static PetscErrorCode SameBits(Vec a, Vec b, const char *what)
   PetscCall(VecGetLocalSize(a, &n));
   PetscCall(VecGetArrayRead(a, &x));
   PetscCall(VecGetArrayRead(b, &y));
-  for (PetscInt i = 0; i < n; i++) PetscCheck(!memcmp(&x[i], &y[i], sizeof(PetscScalar)), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: entry %" PetscInt_FMT " differs: %.17g against PETSc's %.17g", what, i, (double)PetscRealPart(y[i]), (double)PetscRealPart(x[i]));
+  for (PetscInt i = 0; i < n; i++)
+    PetscCheck(!memcmp(&x[i], &y[i], sizeof(PetscScalar)), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: entry %" PetscInt_FMT " differs: %.17g against PETSc's %.17g", what, i, (double)PetscRealPart(y[i]), (double)PetscRealPart(x[i]));
   PetscCall(VecRestoreArrayRead(a, &x));
   PetscCall(VecRestoreArrayRead(b, &y));
   nchecks++;
@@ -246,8 +247,8 @@ static PetscErrorCode CompareSolveAdd(PetscErrorCode (*solveadd)(Mat, Vec, Vec, 
 /* every solve of the two factors on the same local vectors */
 static PetscErrorCode CompareSolves(Mat FA, Mat FH, PetscBool ilu, const char *label)
 {
-  Vec         b, y, xa, xh;
-  PetscInt    n, lo;
+  Vec          b, y, xa, xh;
+  PetscInt     n, lo;
   PetscScalar *a;
 
   PetscFunctionBeginUser;
@@ -320,7 +321,7 @@ static PetscErrorCode History(Mat A, PetscBool icc, PetscReal *hist, PetscInt *n
 
 static PetscErrorCode HasInodes(Mat A, PetscBool *has)
 {
-  Mat         Ad = A;
+  Mat         Ad    = A;
   PetscInt    nodes = 0, *sizes = NULL;
   PetscMPIInt size;
 
@@ -420,11 +421,13 @@ int main(int argc, char **argv)
         PetscCheck(nh == n1 && !memcmp(hh, h1, (size_t)nh * sizeof(PetscReal)), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s %s: residual history at %d threads differs from 1 thread", matnames[kind], icc ? "CG+ICC" : "GMRES+ILU", (int)T);
         nchecks++;
         if (!inodes) {
-          PetscCheck(nh == na && !memcmp(hh, ha, (size_t)nh * sizeof(PetscReal)), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s %s: residual history at %d threads differs from aij (%d and %d iterations)", matnames[kind], icc ? "CG+ICC" : "GMRES+ILU", (int)T, (int)nh, (int)na);
+          PetscCheck(nh == na && !memcmp(hh, ha, (size_t)nh * sizeof(PetscReal)), PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s %s: residual history at %d threads differs from aij (%d and %d iterations)", matnames[kind], icc ? "CG+ICC" : "GMRES+ILU", (int)T,
+                     (int)nh, (int)na);
           nchecks++;
         } else PetscCheck(nh == na, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: %d iterations against aij's %d", matnames[kind], (int)nh, (int)na);
       }
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s %s: %d iterations, residual history %s aij's\n", matnames[kind], icc ? "CG+ICC(0)" : "GMRES+ILU(0)", (int)na, inodes ? "(inodes: aij's product is the inode loop) not compared bitwise with" : "bitwise"));
+      PetscCall(
+        PetscPrintf(PETSC_COMM_WORLD, "%s %s: %d iterations, residual history %s aij's\n", matnames[kind], icc ? "CG+ICC(0)" : "GMRES+ILU(0)", (int)na, inodes ? "(inodes: aij's product is the inode loop) not compared bitwise with" : "bitwise"));
       PetscCall(MatDestroy(&H));
       PetscCall(MatDestroy(&A));
     }
@@ -455,8 +458,10 @@ int main(int argc, char **argv)
       nchecks++;
     }
     PetscCall(MatAIJHybridGetFactorInfo(FH, &info));
-    PetscCheck(info.decided && info.time_threaded > 0 && info.time_serial > 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "auto: the trial did not end after 20 solves (decided %d, medians %g %g)", (int)info.decided, (double)info.time_threaded, (double)info.time_serial);
-    PetscCheck(info.in_use == (info.time_threaded < info.time_serial), PETSC_COMM_SELF, PETSC_ERR_PLIB, "auto: kept %s solves with medians %g threaded, %g serial", info.in_use ? "threaded" : "serial", (double)info.time_threaded, (double)info.time_serial);
+    PetscCheck(info.decided && info.time_threaded > 0 && info.time_serial > 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "auto: the trial did not end after 20 solves (decided %d, medians %g %g)", (int)info.decided, (double)info.time_threaded,
+               (double)info.time_serial);
+    PetscCheck(info.in_use == (info.time_threaded < info.time_serial), PETSC_COMM_SELF, PETSC_ERR_PLIB, "auto: kept %s solves with medians %g threaded, %g serial", info.in_use ? "threaded" : "serial", (double)info.time_threaded,
+               (double)info.time_serial);
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "auto: threaded %g s, serial %g s: %s kept\n", (double)info.time_threaded, (double)info.time_serial, info.in_use ? "threaded" : "serial"));
     nchecks += 2;
     PetscCall(VecDestroy(&b));

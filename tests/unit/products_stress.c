@@ -19,7 +19,7 @@ static char help[] = "Every product of aijhybrid against aij through the C API, 
 /* pattern of global row i: empty every 7th row, a long row at n/3, else a few random columns */
 static PetscErrorCode SetRows(Mat A, PetscInt n, unsigned long long seed)
 {
-  PetscInt rs, re, cols[64], nc;
+  PetscInt    rs, re, cols[64], nc;
   PetscScalar vals[64];
 
   PetscFunctionBeginUser;
@@ -64,9 +64,9 @@ static PetscErrorCode Close(Vec y, Vec ref, PetscReal scale, const char *what)
 /* every product of H against A; with first[] set, also bitwise against the stored results */
 static PetscErrorCode Products(Mat A, Mat H, Vec first[6], PetscBool store, const char *label)
 {
-  Vec       xr, xl, zl, zr, ra, rh;
-  PetscReal nA1, nAinf, sr, sl;
-  PetscBool same;
+  Vec         xr, xl, zl, zr, ra, rh;
+  PetscReal   nA1, nAinf, sr, sl;
+  PetscBool   same;
   const char *names[6] = {"MatMult", "MatMultAdd", "MatMultAdd (z == y)", "MatMultTranspose", "MatMultTransposeAdd", "MatMultTransposeAdd (z == y)"};
 
   PetscFunctionBeginUser;

@@ -31,7 +31,7 @@ static PetscMPIInt rank, size;
 
 #define ALLCHECK(cond, ...) \
   do { \
-    PetscMPIInt _l = (PetscMPIInt)!!(cond), _g; \
+    PetscMPIInt _l = (PetscMPIInt) !!(cond), _g; \
     PetscCallMPI(MPI_Allreduce(&_l, &_g, 1, MPI_INT, MPI_LAND, comm)); \
     CHECK(_g, __VA_ARGS__); \
   } while (0)
@@ -54,7 +54,7 @@ static PetscErrorCode MakeGraph(PetscInt seed, PetscBool distinct_remote, Graph 
     nr[p] = Uniform() < 0.2 ? 0 : 1 + RandInt(12);
     anyroots += nr[p];
   }
-  rng_state = (unsigned long long)(1000003 * seed + 7919 * (rank + 1));
+  rng_state  = (unsigned long long)(1000003 * seed + 7919 * (rank + 1));
   g->nroots  = nr[rank];
   g->nleaves = (Uniform() < 0.15 || !anyroots) ? 0 : RandInt(24);
   PetscCall(PetscMalloc1(g->nleaves, &g->iremote));
@@ -83,8 +83,8 @@ static PetscErrorCode MakeGraph(PetscInt seed, PetscBool distinct_remote, Graph 
     for (PetscInt i = 0; i < g->leafspace; i++) perm[i] = i;
     for (PetscInt i = g->leafspace - 1; i > 0; i--) {
       PetscInt j = RandInt(i + 1), t = perm[i];
-      perm[i]    = perm[j];
-      perm[j]    = t;
+      perm[i] = perm[j];
+      perm[j] = t;
     }
     PetscCall(PetscMalloc1(g->nleaves, &g->ilocal));
     for (PetscInt i = 0; i < g->nleaves; i++) g->ilocal[i] = perm[i];
@@ -125,7 +125,7 @@ typedef enum {
   U_CHAR,
   U_N
 } UnitKind;
-static const char *UnitNames[] = {"MPIU_SCALAR", "MPIU_REAL", "MPIU_INT", "MPI_INT", "3 x MPIU_SCALAR", "MPIU_2INT", "MPI_SIGNED_CHAR"};
+static const char  *UnitNames[] = {"MPIU_SCALAR", "MPIU_REAL", "MPIU_INT", "MPI_INT", "3 x MPIU_SCALAR", "MPIU_2INT", "MPI_SIGNED_CHAR"};
 static MPI_Datatype Block3;
 
 static MPI_Datatype UnitType(UnitKind k)
@@ -280,7 +280,8 @@ static PetscErrorCode CompareOp(PetscSF sfb, PetscSF sfn, const Graph *g, PetscB
     PetscCall(PetscFree(gl));
     ALLCHECK(!bad && !memcmp(lb, ln, g->leafspace * ub), "%s: reduce replace on %s: %" PetscInt_FMT " roots differ from basic or hold none of their leaves' values", desc, UnitNames[k], bad);
   } else ALLCHECK(!memcmp(rb, rn, g->nroots * ub) && !memcmp(lb, ln, g->leafspace * ub), "%s: %s %s on %s differs from basic", desc, dir ? "reduce" : "bcast", opname, UnitNames[k]);
-  ALLCHECK(after - before == (expect ? 1 : 0) && ba - bb == (expect ? 0 : 1), "%s: %s %s on %s ran %s, expected %s", desc, dir ? "reduce" : "bcast", opname, UnitNames[k], after > before ? "node-aware" : "on basic", expect ? "node-aware" : "on basic");
+  ALLCHECK(after - before == (expect ? 1 : 0) && ba - bb == (expect ? 0 : 1), "%s: %s %s on %s ran %s, expected %s", desc, dir ? "reduce" : "bcast", opname, UnitNames[k], after > before ? "node-aware" : "on basic",
+           expect ? "node-aware" : "on basic");
   PetscCall(PetscFree6(r0, l0, rb, lb, rn, ln));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -293,7 +294,8 @@ static PetscErrorCode CompareArraysInt(PetscInt n1, const PetscInt *a, PetscInt 
 }
 
 /* the lists of PetscSFGetRootRanks() (x: their remote offsets) or PetscSFGetLeafRanks() (x NULL) of two SFs: ranks, offsets, entries */
-static PetscErrorCode CompareRanks(AIJHybridSFRankCount nb, const PetscMPIInt *rkb, const PetscInt *ob, const PetscInt *mb, const PetscInt *xb, AIJHybridSFRankCount nn, const PetscMPIInt *rkn, const PetscInt *on, const PetscInt *mn, const PetscInt *xn, PetscBool *same)
+static PetscErrorCode CompareRanks(AIJHybridSFRankCount nb, const PetscMPIInt *rkb, const PetscInt *ob, const PetscInt *mb, const PetscInt *xb, AIJHybridSFRankCount nn, const PetscMPIInt *rkn, const PetscInt *on, const PetscInt *mn,
+                                   const PetscInt *xn, PetscBool *same)
 {
   PetscBool s2;
 
@@ -503,7 +505,8 @@ static PetscErrorCode CheckStats(PetscSF sfn, const char *desc)
   loc[2] = st.nodeaware_reverse.inter_msgs;
   PetscCallMPI(MPI_Allreduce(loc, tot, 3, MPIU_INT64, MPI_SUM, comm));
   ALLCHECK(tot[0] == st.nodeaware_total.inter_msgs && tot[1] == st.basic_total.inter_msgs + st.basic_total.on_msgs && tot[2] == st.nodeaware_reverse_total.inter_msgs, "%s: totals are not the sums", desc);
-  ALLCHECK(st.nodeaware_total.inter_msgs <= st.nnodes * (st.nnodes - 1) && st.nodeaware_total.inter_msgs <= st.basic_total.inter_msgs, "%s: %" PetscInt_FMT " inter-node messages for %" PetscInt_FMT " nodes (basic %" PetscInt_FMT ")", desc, st.nodeaware_total.inter_msgs, st.nnodes, st.basic_total.inter_msgs);
+  ALLCHECK(st.nodeaware_total.inter_msgs <= st.nnodes * (st.nnodes - 1) && st.nodeaware_total.inter_msgs <= st.basic_total.inter_msgs, "%s: %" PetscInt_FMT " inter-node messages for %" PetscInt_FMT " nodes (basic %" PetscInt_FMT ")", desc,
+           st.nodeaware_total.inter_msgs, st.nnodes, st.basic_total.inter_msgs);
   ALLCHECK(st.nodeaware_total.inter_msgs == st.nodeaware_reverse_total.inter_msgs, "%s: reduction and broadcast inter-node messages differ", desc);
   ALLCHECK(st.nnodes > 1 || (st.basic_total.inter_msgs == 0 && st.nodeaware_total.inter_msgs == 0), "%s: inter-node messages on one node", desc);
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -552,7 +555,7 @@ int main(int argc, char **argv)
 {
   char     desc[128];
   PetscInt ncases = 6;
-  MPI_Op   ops[] = {MPI_REPLACE, MPI_SUM, MPI_MAX, MPI_MIN, MPI_PROD};
+  MPI_Op   ops[]  = {MPI_REPLACE, MPI_SUM, MPI_MAX, MPI_MIN, MPI_PROD};
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(MatAIJHybridInitializePackage()); /* registers the type */
@@ -564,8 +567,8 @@ int main(int argc, char **argv)
   PetscCallMPI(MPI_Type_commit(&Block3));
   for (PetscInt seed = 1; seed <= ncases; seed++) {
     for (PetscInt distinct = 0; distinct < 2; distinct++) {
-      Graph   g;
-      PetscSF sfb;
+      Graph    g;
+      PetscSF  sfb;
       PetscInt dups = 0, gdups;
       PetscCall(MakeGraph(seed, (PetscBool)distinct, &g));
       for (PetscInt i = 0; i < g.nleaves; i++)
@@ -578,9 +581,9 @@ int main(int argc, char **argv)
         PetscCall(MakeSF(&g, PETSCSFNODEAWARE, k, &sfn));
         for (PetscInt u = 0; u < U_N; u++) {
           for (PetscInt o = 0; o < 5; o++) {
-            if (o == 4 && u != U_REAL) continue;                                      /* one operation basic has and this type leaves to it */
-            if (o > 0 && (u == U_2INT || u == U_CHAR)) continue;                      /* replace only */
-            if ((o == 2 || o == 3) && IsComplex((UnitKind)u)) continue;               /* no order on complex numbers */
+            if (o == 4 && u != U_REAL) continue;                        /* one operation basic has and this type leaves to it */
+            if (o > 0 && (u == U_2INT || u == U_CHAR)) continue;        /* replace only */
+            if ((o == 2 || o == 3) && IsComplex((UnitKind)u)) continue; /* no order on complex numbers */
             for (PetscInt dir = 0; dir < 2; dir++) PetscCall(CompareOp(sfb, sfn, &g, (PetscBool)gdups, (UnitKind)u, ops[o], dir, desc));
           }
         }

@@ -238,10 +238,10 @@ static PetscErrorCode RefSOR(Ref *r, Vec B, PetscReal omega, MatSORType flag, Pe
 
 int main(int argc, char **argv)
 {
-  PetscInt   n = 600, maxT = 3;
-  Mat        A, H;
-  Vec        b, x0, xa, xh, xr;
-  MatSORType flags[] = {SOR_LOCAL_SYMMETRIC_SWEEP, SOR_LOCAL_FORWARD_SWEEP, SOR_LOCAL_BACKWARD_SWEEP, SOR_EISENSTAT, SOR_APPLY_UPPER};
+  PetscInt    n = 600, maxT = 3;
+  Mat         A, H;
+  Vec         b, x0, xa, xh, xr;
+  MatSORType  flags[] = {SOR_LOCAL_SYMMETRIC_SWEEP, SOR_LOCAL_FORWARD_SWEEP, SOR_LOCAL_BACKWARD_SWEEP, SOR_EISENSTAT, SOR_APPLY_UPPER};
   const char *names[] = {"local symmetric", "local forward", "local backward", "Eisenstat", "apply upper"};
 
   PetscFunctionBeginUser;
@@ -280,11 +280,11 @@ int main(int argc, char **argv)
           for (PetscInt its = 1; its <= (f < 3 ? 2 : 1); its++)
             for (PetscInt lits = 1; lits <= 2; lits++)
               for (PetscInt w = 0; w < 2; w++) {
-                const PetscReal  omega = w ? 1.25 : 1.0;
-                const MatSORType flag  = (MatSORType)(flags[f] | (zero ? SOR_ZERO_INITIAL_GUESS : 0));
-                char             what[256];
+                const PetscReal    omega = w ? 1.25 : 1.0;
+                const MatSORType   flag  = (MatSORType)(flags[f] | (zero ? SOR_ZERO_INITIAL_GUESS : 0));
+                char               what[256];
                 const PetscScalar *ha;
-                PetscMPIInt      size;
+                PetscMPIInt        size;
 
                 PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
                 if (T == 1 && size > 1 && f == 3) continue; /* PETSc's MatSOR_MPIAIJ Eisenstat needs MatMultDiagonalBlock, which a SeqAIJ block without inodes lacks (PETSc 3.18) */

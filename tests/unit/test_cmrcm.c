@@ -32,7 +32,7 @@ static void Free(Pattern *p)
 /* grid of mx x my x mz points, stencil 5/7 (star) or 9/27 (box) */
 static void Grid(PetscInt mx, PetscInt my, PetscInt mz, PetscBool box, Pattern *p)
 {
-  const PetscInt n = mx * my * mz;
+  const PetscInt n  = mx * my * mz;
   PetscInt       nz = 0;
 
   p->n = n;

@@ -41,7 +41,7 @@ static void TestLevels(void)
         const PetscInt room = forward ? i : n - 1 - i, k = room ? RandInt(PetscMin(room, maxdeg) + 1) : 0;
 
         for (PetscInt q = 0; q < k; q++) ind[nz++] = forward ? RandInt(i) : i + 1 + RandInt(n - 1 - i); /* duplicates allowed */
-        if (room && RandInt(3)) ind[nz++] = forward ? i - 1 : i + 1; /* chains */
+        if (room && RandInt(3)) ind[nz++] = forward ? i - 1 : i + 1;                                    /* chains */
         ptr[i + 1] = nz;
       }
       for (PetscInt T = 1; T <= 5; T++)
@@ -94,7 +94,7 @@ typedef struct {
   PetscInt     n, nz;
   PetscInt    *bi, *bj, *bdiag; /* ILU layout */
   PetscScalar *ba;
-  PetscInt    *nodes, nnodes;   /* inode sizes (nnodes 0: none) */
+  PetscInt    *nodes, nnodes; /* inode sizes (nnodes 0: none) */
   PetscInt    *npair, *nskip;
 } ILUFactor;
 
@@ -131,7 +131,7 @@ static void MakeILU(PetscInt n, PetscInt k, PetscBool inode, ILUFactor *f)
     PetscInt       nl, nu;
 
     if (s > 0 && RandInt(2)) mark[s - 1] = 1; /* often the row before: chains */
-    nl = Subset(0, s, k, tmp, mark); /* shared L columns, below the node */
+    nl = Subset(0, s, k, tmp, mark);          /* shared L columns, below the node */
     for (PetscInt j = 0; j < m; j++) {
       PetscCallVoid(PetscMalloc1(nl + j + 1, &Lc[s + j]));
       for (PetscInt q = 0; q < nl; q++) Lc[s + j][q] = tmp[q];
@@ -224,9 +224,9 @@ static void RefILUSolveInode(const ILUFactor *f, const PetscInt *r, const PetscI
   PetscInt        row = 0;
 
   for (PetscInt nd = 0; nd < f->nnodes; nd++) {
-    const PetscInt m = f->nodes[nd], nz = bi[row + 1] - bi[row];
+    const PetscInt  m = f->nodes[nd], nz = bi[row + 1] - bi[row];
     const PetscInt *vi = bj + bi[row];
-    PetscInt       j;
+    PetscInt        j;
 
     for (PetscInt k = 0; k < m; k++) sums[k] = b[r ? r[row + k] : row + k];
     for (j = 0; j < nz - 1; j += 2) {
@@ -242,9 +242,9 @@ static void RefILUSolveInode(const ILUFactor *f, const PetscInt *r, const PetscI
   }
   row = f->n - 1;
   for (PetscInt nd = f->nnodes - 1; nd >= 0; nd--) {
-    const PetscInt m = f->nodes[nd], nz = ad[row] - ad[row + 1] - 1; /* the node's last row: shared only */
+    const PetscInt  m = f->nodes[nd], nz = ad[row] - ad[row + 1] - 1; /* the node's last row: shared only */
     const PetscInt *vi = bj + ad[row + 1] + 1;
-    PetscInt       j;
+    PetscInt        j;
 
     for (PetscInt k = 0; k < m; k++) sums[k] = tmp[row - k];
     for (j = 0; j < nz - 1; j += 2) {
@@ -257,7 +257,7 @@ static void RefILUSolveInode(const ILUFactor *f, const PetscInt *r, const PetscI
     if (j == nz - 1)
       for (PetscInt k = 0; k < m; k++) sums[k] -= f->ba[ad[row - k + 1] + 1 + k + j] * tmp[vi[j]];
     for (PetscInt q = 0; q < m; q++) {
-      const PetscInt    i = row - q;
+      const PetscInt    i  = row - q;
       const PetscScalar xi = sums[q] * f->ba[ad[i]];
 
       x[c ? c[i] : i] = tmp[i] = xi;
@@ -357,7 +357,8 @@ static PetscInt  progress[2 * 8 * AIJHYBRID_LEVELS_STRIDE];
   } while (0)
 
 /* kind 0: solve, 1: solve inode, 2: solve add (y), 3: transpose (+ y) */
-static void ThreadedILU(const ILUFactor *f, const AIJHybridLevels *lo, const AIJHybridLevels *up, const AIJHybridCSC *cu, const AIJHybridCSC *cl, int kind, const PetscInt *r, const PetscInt *c, const PetscScalar *b, const PetscScalar *y, PetscScalar *tmp, PetscScalar *x, PetscInt T)
+static void ThreadedILU(const ILUFactor *f, const AIJHybridLevels *lo, const AIJHybridLevels *up, const AIJHybridCSC *cu, const AIJHybridCSC *cl, int kind, const PetscInt *r, const PetscInt *c, const PetscScalar *b, const PetscScalar *y,
+                        PetscScalar *tmp, PetscScalar *x, PetscInt T)
 {
   PetscInt *pf = progress, *pb = progress + 8 * AIJHYBRID_LEVELS_STRIDE;
 

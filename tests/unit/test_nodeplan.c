@@ -242,7 +242,8 @@ static PetscErrorCode RunCase(const Case *cs, const char *desc)
         nmsg[0] += sf[r].step[p].nsend;
         nmsg[1] += sr[r].step[p].nsend;
       }
-      CHECK(nmsg[0] == plan[r].forward.msgs[0] + plan[r].forward.msgs[1] && nmsg[1] == plan[r].reverse.msgs[0] + plan[r].reverse.msgs[1], "%s: rank %d: compiled messages %" PetscInt_FMT "/%" PetscInt_FMT " differ from the plan's", desc, r, nmsg[0], nmsg[1]);
+      CHECK(nmsg[0] == plan[r].forward.msgs[0] + plan[r].forward.msgs[1] && nmsg[1] == plan[r].reverse.msgs[0] + plan[r].reverse.msgs[1], "%s: rank %d: compiled messages %" PetscInt_FMT "/%" PetscInt_FMT " differ from the plan's", desc, r, nmsg[0],
+            nmsg[1]);
       if (one_per_node) {
         CHECK(!sf[r].step[0].nsend && !sf[r].step[2].nsend && !sr[r].step[0].nsend && !sr[r].step[2].nsend && sf[r].step[1].from_src && sr[r].step[1].from_src, "%s: rank %d: one rank per node is not one direct step", desc, r);
         CHECK(nmsg[0] == plan[r].standard.msgs[0] + plan[r].standard.msgs[1], "%s: rank %d: one rank per node sends %" PetscInt_FMT " messages, the standard exchange %" PetscInt_FMT, desc, r, nmsg[0], plan[r].standard.msgs[1]);
@@ -309,7 +310,7 @@ static PetscErrorCode RunCase(const Case *cs, const char *desc)
     PetscInt *used;
     PetscCall(PetscCalloc1(nn * nn, &used));
     for (PetscMPIInt r = 0; r < P; r++) {
-      const PetscInt ppn = topo.nptr[topo.node[r] + 1] - topo.nptr[topo.node[r]];
+      const PetscInt ppn  = topo.nptr[topo.node[r] + 1] - topo.nptr[topo.node[r]];
       PetscInt       mine = 0;
       for (PetscInt ph = 0; ph < 3; ph++) {
         const AIJHybridNodePhase *f = &plan[r].fwd[ph];
@@ -419,7 +420,7 @@ static PetscErrorCode FreeCase(Case *cs)
 static PetscErrorCode TestBadInput(void)
 {
   AIJHybridNodeTopo topo;
-  AIJHybridNodeMsgs out = {0};
+  AIJHybridNodeMsgs out      = {0};
   PetscInt          label[2] = {0, 0}, ranges[3] = {0, 3, 6}, dup[2] = {4, 4}, oor[1] = {6};
   PetscErrorCode    ierr;
 

@@ -17,7 +17,6 @@
 #include "partition/partition.h"
 #include "unitcheck.h"
 
-
 /* exhaustive minimum bottleneck over all contiguous partitions of [s, n) into parts pieces */
 static PetscReal BruteForce(const AIJHybridCost *cost, PetscInt s, PetscInt parts)
 {
@@ -81,11 +80,11 @@ int main(int argc, char **argv)
 {
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   for (int trial = 0; trial < 400; trial++) {
-    const Profile p      = (Profile)(trial % NPROFILES);
-    const PetscInt small = trial % 2 == 0;
-    const PetscInt n     = small ? 1 + (PetscInt)(10 * Uniform()) : 1 + (PetscInt)(5000 * Uniform());
-    const PetscInt T     = 1 + (PetscInt)((small ? 5 : 16) * Uniform());
-    const PetscReal c    = (trial / NPROFILES) % 3 == 0 ? 0.0 : (trial % 3 == 1 ? 1.0 : 2.5);
+    const Profile   p     = (Profile)(trial % NPROFILES);
+    const PetscInt  small = trial % 2 == 0;
+    const PetscInt  n     = small ? 1 + (PetscInt)(10 * Uniform()) : 1 + (PetscInt)(5000 * Uniform());
+    const PetscInt  T     = 1 + (PetscInt)((small ? 5 : 16) * Uniform());
+    const PetscReal c     = (trial / NPROFILES) % 3 == 0 ? 0.0 : (trial % 3 == 1 ? 1.0 : 2.5);
     PetscInt       *rowptr, *brows, *bgreedy, *bdiff, *bopt, sweeps;
     AIJHybridCost   cost;
     PetscReal       total, maxrow = 0, mrows, mgreedy, mdiff, mopt, imb;
@@ -174,7 +173,8 @@ int main(int argc, char **argv)
     }
     if (n >= T) best = PetscMin(best, n - (T - 1));
     CHECK(r0 >= 0 && r0 <= n, "task share: r0 %" PetscInt_FMT " outside [0, %" PetscInt_FMT "]", r0, n);
-    CHECK(PetscAbsReal(AIJHybridCostRange(&cost, 0, r0) - target) <= PetscAbsReal(AIJHybridCostRange(&cost, 0, best) - target) + 1e-9, "task share: r0 %" PetscInt_FMT " not nearest (%" PetscInt_FMT ") to %g (n=%" PetscInt_FMT " T=%" PetscInt_FMT " share %g %s)", r0, best, (double)target, n, T, (double)share, profile_names[p]);
+    CHECK(PetscAbsReal(AIJHybridCostRange(&cost, 0, r0) - target) <= PetscAbsReal(AIJHybridCostRange(&cost, 0, best) - target) + 1e-9,
+          "task share: r0 %" PetscInt_FMT " not nearest (%" PetscInt_FMT ") to %g (n=%" PetscInt_FMT " T=%" PetscInt_FMT " share %g %s)", r0, best, (double)target, n, T, (double)share, profile_names[p]);
     if (share == 0.0) CHECK(r0 == 0, "task share: share 0 gives %" PetscInt_FMT " rows", r0);
     if (n >= T) CHECK(n - r0 >= T - 1, "task share: %" PetscInt_FMT " rows left for %" PetscInt_FMT " threads", n - r0, T - 1);
     PetscCall(PetscFree(rowptr));

@@ -152,7 +152,7 @@ static void TestBlocks(void)
     bounds[0] = 0;
     for (PetscInt q = 1; q < T; q++) {
       const PetscInt r = RandInt(m + 1);
-      bounds[q] = PetscMax(bounds[q - 1], r);
+      bounds[q]        = PetscMax(bounds[q - 1], r);
     }
     bounds[T] = m;
     for (PetscInt q = 1; q < T; q++)

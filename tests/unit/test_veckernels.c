@@ -30,8 +30,8 @@ static PetscScalar LaneRef(PetscInt n, const PetscScalar *t)
 
 static void TestSums(void)
 {
-  PetscScalar x[AIJHYBRID_VEC_BLOCK], y[AIJHYBRID_VEC_BLOCK], t[AIJHYBRID_VEC_BLOCK], out[8], *ys[3];
-  PetscScalar y1[AIJHYBRID_VEC_BLOCK], y2[AIJHYBRID_VEC_BLOCK], y3[AIJHYBRID_VEC_BLOCK];
+  PetscScalar    x[AIJHYBRID_VEC_BLOCK], y[AIJHYBRID_VEC_BLOCK], t[AIJHYBRID_VEC_BLOCK], out[8], *ys[3];
+  PetscScalar    y1[AIJHYBRID_VEC_BLOCK], y2[AIJHYBRID_VEC_BLOCK], y3[AIJHYBRID_VEC_BLOCK];
   const PetscInt lens[] = {0, 1, 7, 8, 9, 63, 1000, AIJHYBRID_VEC_BLOCK};
 
   rng_state = 7;
@@ -39,7 +39,7 @@ static void TestSums(void)
   ys[1]     = y2;
   ys[2]     = y3;
   for (size_t c = 0; c < sizeof(lens) / sizeof(lens[0]); c++) {
-    const PetscInt n = lens[c];
+    const PetscInt n     = lens[c];
     PetscScalar    naive = 0;
     Fill(x, n);
     Fill(y, n);

@@ -46,7 +46,7 @@ static void Values(PetscInt k, PetscInt n, PetscBool special, PetscScalar *a)
 #else
     a[i] = 2.0 * Uniform() - 1.0;
 #endif
-    if (Uniform() < 0.02) a[i] = 0.0; /* zeros: divisions, reciprocals */
+    if (Uniform() < 0.02) a[i] = 0.0;  /* zeros: divisions, reciprocals */
     if (Uniform() < 0.02) a[i] = 0.25; /* ties of max/min */
   }
   if (special && n > 2) {
@@ -234,7 +234,7 @@ static PetscErrorCode Record(Sums *s, PetscScalar v)
 
 static PetscErrorCode CheckSums(TestVecs *Vp, const Config *c, Sums *sums)
 {
-  TestVecs           V = *Vp;
+  TestVecs       V = *Vp;
   Vec           *s = V.s, *h = V.h;
   PetscScalar    a, b, ma[NV], mb[NV];
   PetscReal      ra[2], rb[2];
@@ -310,7 +310,8 @@ static PetscErrorCode CheckSums(TestVecs *Vp, const Config *c, Sums *sums)
   PetscCall(VecMDotEnd(h[3], 3, V.hv, mb));
   GCHECK(Close(ra[0], rb[0], ra[0] + 1e-300), "VecNormBegin/End: %g vs %g", (double)ra[0], (double)rb[0]);
   GCHECK(Close(a, b, DotScale(s[3], s[0])), "VecDotBegin/End");
-  for (PetscInt j = 0; j < 3; j++) GCHECK(Close(ma[j], mb[j], DotScale(s[3], V.sv[j])), "VecMDotBegin/End[%d]: %g%+gi vs %g%+gi", (int)j, (double)PetscRealPart(ma[j]), (double)PetscImaginaryPart(ma[j]), (double)PetscRealPart(mb[j]), (double)PetscImaginaryPart(mb[j]));
+  for (PetscInt j = 0; j < 3; j++)
+    GCHECK(Close(ma[j], mb[j], DotScale(s[3], V.sv[j])), "VecMDotBegin/End[%d]: %g%+gi vs %g%+gi", (int)j, (double)PetscRealPart(ma[j]), (double)PetscImaginaryPart(ma[j]), (double)PetscRealPart(mb[j]), (double)PetscImaginaryPart(mb[j]));
   PetscCall(Record(sums, rb[0]));
   PetscCall(Record(sums, b));
   PetscCall(Record(sums, mb[2]));
@@ -353,7 +354,7 @@ static PetscErrorCode CheckSums(TestVecs *Vp, const Config *c, Sums *sums)
 
 static PetscErrorCode CheckEntrywise(TestVecs *Vp, const Config *c)
 {
-  TestVecs              V = *Vp;
+  TestVecs          V = *Vp;
   Vec              *s = V.s, *h = V.h, *m = V.m;
   const PetscScalar coef[] = {0.0, 1.0, -1.0, 2.5};
   const PetscInt    ncoef  = 4;
@@ -493,7 +494,7 @@ int main(int argc, char **argv)
         for (PetscInt T = 1; T <= 3; T++) {
           for (int thr = 0; thr <= 1; thr++) {
             Config   c = {lengths[li], (PetscBool)special, T, thr ? -1 : 0, NULL};
-            TestVecs     V;
+            TestVecs V;
             PetscInt n = c.n;
 
             if (quick && (T == 2 || li % 2)) continue;

@@ -63,7 +63,7 @@ static PetscErrorCode ZeroedRows(Mat A, PetscInt *n, PetscInt rows[])
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   PetscCall(MatGetOwnershipRange(A, &rs, NULL));
-  *n = 0;
+  *n           = 0;
   rows[(*n)++] = rs + 2;
   rows[(*n)++] = rs + 1;
   rows[(*n)++] = rs + 6;
