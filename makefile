@@ -133,7 +133,7 @@ CONFIG    ?= full
 BENCH_OUT ?= $(BUILD)/bench
 bench: setup
 	@$(MAKE) --no-print-directory -C $(TOP) lib
-	cd $(TOP) && AIJHYBRID_BUILD=$(BUILD) PYTHONPATH=$(TOP)/python $(PYTHON) -m petsc_aijhybrid.bench --config $(CONFIG) --out $(BENCH_OUT) $(BENCH_ARGS)
+	cd $(TOP) && AIJHYBRID_BUILD=$(BUILD) PYTHONPATH=$(TOP)/python $(PYTHON) -m aijhybrid_bench --config $(CONFIG) --out $(BENCH_OUT) $(BENCH_ARGS)
 
 test: setup
 	@$(MAKE) --no-print-directory -C $(TOP) all
@@ -166,12 +166,12 @@ install: lib
 	$(eval PYDIR := $(DESTDIR)$(PREFIX)/lib/python3/dist-packages/petsc_aijhybrid)
 	install -d $(PYDIR)
 	install -m 644 python/petsc_aijhybrid/*.py $(PYDIR)/
-	install -d $(PYDIR)/bench
-	install -m 644 python/petsc_aijhybrid/bench/*.py $(PYDIR)/bench/
-	install -d $(PYDIR)/bench/data $(PYDIR)/matrices
-	install -m 644 share/bench/*.json share/bench/stream.c $(PYDIR)/bench/data/
-	install -m 644 python/petsc_aijhybrid/matrices/*.py $(PYDIR)/matrices/
 	echo 'LIBRARY = "$(PREFIX)/lib/libpetscaijhybrid.so"' > $(PYDIR)/_install.py
+	$(eval BENCHDIR := $(DESTDIR)$(PREFIX)/lib/python3/dist-packages/aijhybrid_bench)
+	install -d $(BENCHDIR)/data $(BENCHDIR)/matrices
+	install -m 644 python/aijhybrid_bench/*.py $(BENCHDIR)/
+	install -m 644 share/bench/*.json share/bench/stream.c $(BENCHDIR)/data/
+	install -m 644 python/aijhybrid_bench/matrices/*.py $(BENCHDIR)/matrices/
 
 clean:
 	rm -rf $(BUILD)

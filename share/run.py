@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The main job of `make run`: at the same core count, how does aijhybrid compare with aij?
 
-Runs the benchmark driver (python -m petsc_aijhybrid.bench) with share/bench/quick.json: three
+Runs the benchmark driver (python -m aijhybrid_bench) with share/bench/quick.json: three
 matrices of about 10^6 rows (3D Poisson 7-point, the extruded pressure matrix, the matrix with a
 denser region), at 1 core (1x1) and 2 cores (2 ranks x 1 thread, 1 rank x 2 threads), aij against
 aijhybrid, every configuration timed in the same job in alternating rounds (medians), and prints
@@ -22,7 +22,7 @@ build = os.path.abspath(sys.argv[1])
 extra = sys.argv[2:]
 env = dict(os.environ, AIJHYBRID_BUILD=build)
 env["PYTHONPATH"] = os.pathsep.join([os.path.join(top, "python")] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
-cmd = [sys.executable, "-m", "petsc_aijhybrid.bench"]
+cmd = [sys.executable, "-m", "aijhybrid_bench"]
 if not any(a == "--config" or a.startswith("--config=") for a in extra):
     cmd += ["--config", "quick"]
 if not any(a == "--out" or a.startswith("--out=") for a in extra):

@@ -1,11 +1,10 @@
-"""The benchmark driver (python -m petsc_aijhybrid.bench): a smoke run at tiny sizes
+"""The benchmark driver (python -m aijhybrid_bench): a smoke run at tiny sizes
 (share/bench/smoke.json) checked for its JSON record and plots, and the pieces it is built from
 (ratios, byte model, layout check, STREAM triad, thread-time parsing). No timing is asserted: only
 that times exist, are positive, and that every type's product equals aij's.
 """
 
 import importlib
-import importlib.util
 import json
 import os
 import subprocess
@@ -17,29 +16,56 @@ import pytest
 import mpirun
 
 ROOT = Path(__file__).resolve().parents[1]
-BENCH = ROOT / "python" / "petsc_aijhybrid" / "bench"
+sys.path.insert(0, str(ROOT / "python"))
 
 
 def bench_module(name):
-    """petsc_aijhybrid.bench.<name> loaded by path as aijh_bench.<name>: the pure modules need no
-    PETSc, and importing petsc_aijhybrid would initialise PETSc and MPI inside pytest."""
-    if "aijh_bench" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("aijh_bench", BENCH / "__init__.py", submodule_search_locations=[str(BENCH)])
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules["aijh_bench"] = mod
-        spec.loader.exec_module(mod)
-    return importlib.import_module("aijh_bench." + name)
+    """aijhybrid_bench.<name>: the benchmark package imports neither PETSc nor the bindings (which
+    would initialise PETSc and MPI inside pytest), so its pure modules are tested in-process."""
+    return importlib.import_module("aijhybrid_bench." + name)
 
 
 def driver(args, timeout=300):
     env = mpirun.environment(1)
     env["PYTHONPATH"] = str(ROOT / "python") + os.pathsep + env.get("PYTHONPATH", "")
     env.pop("OMP_WAIT_POLICY", None)
-    return subprocess.run([mpirun.PYTHON, "-m", "petsc_aijhybrid.bench"] + list(args), capture_output=True, text=True,
+    return subprocess.run([mpirun.PYTHON, "-m", "aijhybrid_bench"] + list(args), capture_output=True, text=True,
                           timeout=timeout, env=env, cwd=str(ROOT))
 
 
 needs_build = pytest.mark.skipif(not mpirun.LIB.exists(), reason="%s not built (run `make lib`)" % mpirun.LIB)
+
+
+_MODULES = ("import sys\n{stmt}\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('petsc_aijhybrid', 'aijhybrid_bench', 'petsc4py', 'mpi4py')))")
+
+
+def _loaded_by(stmt):
+    """The modules of the bindings, the benchmark package, petsc4py and mpi4py that `stmt` loads."""
+    env = mpirun.environment(1)
+    env["PYTHONPATH"] = str(ROOT / "python") + os.pathsep + env.get("PYTHONPATH", "")
+    p = subprocess.run([mpirun.PYTHON, "-c", _MODULES.format(stmt=stmt)], capture_output=True, text=True, timeout=120, env=env, cwd=str(ROOT))
+    assert p.returncode == 0, p.stdout + p.stderr
+    return eval(p.stdout.strip().splitlines()[-1])
+
+
+@needs_build
+def test_bindings_load_no_benchmark_code():
+    """`import petsc_aijhybrid` loads the bindings and nothing of the benchmark driver or its matrix
+    generators (their own package, aijhybrid_bench)."""
+    mods = _loaded_by("import petsc_aijhybrid")
+    assert "petsc_aijhybrid.api" in mods and "petsc4py.PETSc" in mods, mods
+    assert not [m for m in mods if m.startswith("aijhybrid_bench")], mods
+    assert sorted(m for m in mods if m.startswith("petsc_aijhybrid")) == ["petsc_aijhybrid", "petsc_aijhybrid._loader", "petsc_aijhybrid.api", "petsc_aijhybrid.vec"], mods
+    assert not (ROOT / "python" / "petsc_aijhybrid" / "bench").exists() and not (ROOT / "python" / "petsc_aijhybrid" / "matrices").exists()
+
+
+def test_benchmark_driver_loads_no_petsc():
+    """The driver runs outside MPI and starts the jobs: importing it (and its pure modules) loads
+    neither PETSc nor the bindings."""
+    mods = _loaded_by("import aijhybrid_bench.__main__, aijhybrid_bench.config, aijhybrid_bench.report, aijhybrid_bench.matrices")
+    assert "aijhybrid_bench.matrices" in mods, mods
+    assert not [m for m in mods if m.split(".")[0] in ("petsc_aijhybrid", "petsc4py", "mpi4py")], mods
 
 
 @pytest.fixture(scope="module")

@@ -19,8 +19,10 @@ def test_make_install(tmp_path):
     r = subprocess.run(["make", "-C", REPO, "install", "PREFIX=" + prefix, "BUILD=" + str(mpirun.BUILD)], capture_output=True, text=True, env=env, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
     for f in ("lib/libpetscaijhybrid.so", "include/petscaijhybrid.h", "lib/pkgconfig/petscaijhybrid.pc",
-              "lib/python3/dist-packages/petsc_aijhybrid/__init__.py"):
+              "lib/python3/dist-packages/petsc_aijhybrid/__init__.py", "lib/python3/dist-packages/aijhybrid_bench/__init__.py"):
         assert os.path.exists(os.path.join(prefix, f)), f
+    # the bindings package holds the bindings only; the benchmark driver and generators are their own package
+    assert sorted(os.listdir(os.path.join(prefix, "lib/python3/dist-packages/petsc_aijhybrid"))) == ["__init__.py", "_install.py", "_loader.py", "api.py", "vec.py"]
     pc = open(os.path.join(prefix, "lib/pkgconfig/petscaijhybrid.pc")).read()
     assert "Requires: PETSc >= 3.18" in pc, pc
 
@@ -49,7 +51,7 @@ def test_make_install(tmp_path):
     assert py.stdout.split() == [os.path.join(prefix, "lib/libpetscaijhybrid.so"), "seqaijhybrid"], py.stdout
 
     # the installed generators and benchmark driver, with their configs and STREAM kernel
-    code = ("from petsc_aijhybrid import matrices; from petsc_aijhybrid.bench import config, stream\n"
+    code = ("from aijhybrid_bench import matrices; from aijhybrid_bench import config, stream\n"
             "A = matrices.create('poisson7', 1000); cfg = config.load('quick')\n"
             "print(A.getSize()[0], cfg['name'], config.CONFIG_DIR, stream.SOURCE.is_file())")
     py = subprocess.run([mpirun.PYTHON, "-c", code], capture_output=True, text=True, env=env, cwd=str(tmp_path), timeout=120)

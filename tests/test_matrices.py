@@ -1,4 +1,4 @@
-"""Benchmark matrix generators (petsc_aijhybrid.matrices) at tiny sizes, at 1/2/4 ranks: each case
+"""Benchmark matrix generators (aijhybrid_bench.matrices) at tiny sizes, at 1/2/4 ranks: each case
 assembled identically as aij, aijhybrid, sell and aijperm with exact preallocation; symmetric,
 positive diagonal, positive definite, the expected nonzeros per row, equal to an independent
 construction, solvable by CG + Jacobi; bitwise the same global matrix at every rank count and when

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Preconditioner benchmark of issue 13 (item 5): PCApply and whole-solve times of the threaded
 preconditioners, aij against aijhybrid, standalone until the benchmark driver
-(python/petsc_aijhybrid/bench/) has its whole-solve section; see "How it joins the driver" below.
+(python/aijhybrid_bench/) has its whole-solve section; see "How it joins the driver" below.
 
     python3 share/bench/precond.py                       # poisson7 and extruded, ~5x10^5 rows, 1x1 2x1 1x2, 3 rounds
     python3 share/bench/precond.py --rows 1000000 --rounds 5 --out build/bench/precond.json
@@ -10,7 +10,7 @@ preconditioners, aij against aijhybrid, standalone until the benchmark driver
 
 The launcher starts one MPI job per layout (ranks x threads, pinned as the driver pins: one core
 per thread), the layouts alternating round after round (A B A B: drift hits all alike); inside a
-job, for each matrix (generated once as aij by petsc_aijhybrid.matrices, aijhybrid a converted
+job, for each matrix (generated once as aij by aijhybrid_bench.matrices, aijhybrid a converted
 copy with -mat_aijhybrid_num_threads T) every variant below is set up once, then measured in
 rounds that rotate the variants' order:
   - PCApply: batches of applications between barriers (MPI_Wtime), the median batch per round;
@@ -102,7 +102,7 @@ def measure(args):
     from mpi4py import MPI
 
     import petsc_aijhybrid as ph
-    from petsc_aijhybrid import matrices
+    from aijhybrid_bench import matrices
 
     comm = MPI.COMM_WORLD
     R, T = (int(v) for v in args.layout.split("x"))
@@ -227,7 +227,7 @@ def measure(args):
 
 
 def run_job(args, layout):
-    from petsc_aijhybrid.bench import layout as L
+    from aijhybrid_bench import layout as L
 
     argv, env = L.launch(layout, binding="none" if args.oversubscribe else "pe", oversubscribe=args.oversubscribe)
     cmd = argv + [sys.executable, os.path.abspath(__file__), "--worker", "--layout", layout, "--matrices", args.matrices,
@@ -320,7 +320,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--layout", help=argparse.SUPPRESS)
-    ap.add_argument("--matrices", default="poisson7,extruded", help="name[:rows],... (petsc_aijhybrid.matrices)")
+    ap.add_argument("--matrices", default="poisson7,extruded", help="name[:rows],... (aijhybrid_bench.matrices)")
     ap.add_argument("--rows", type=int, default=500000)
     ap.add_argument("--layouts", default="1x1,2x1,1x2")
     ap.add_argument("--solves", default=",".join(SOLVES))

@@ -1,6 +1,5 @@
 """STREAM triad of the benchmark driver in an MPI job: builds share/bench/stream.c into argv[1],
 measures with the job's ranks and OMP_NUM_THREADS, reports the result (rank 0)."""
-import importlib.util
 import json
 import os
 import sys
@@ -9,19 +8,10 @@ from pathlib import Path
 from mpi4py import MPI
 
 ROOT = Path(__file__).resolve().parents[2]
-BENCH = ROOT / "python" / "petsc_aijhybrid" / "bench"
+sys.path.insert(0, str(ROOT / "python"))
 
+from aijhybrid_bench import stream  # noqa: E402  (the benchmark package: no PETSc, no bindings)
 
-def load_bench():
-    """The bench package by path, without importing petsc_aijhybrid (which loads PETSc)."""
-    spec = importlib.util.spec_from_file_location("aijh_bench", BENCH / "__init__.py", submodule_search_locations=[str(BENCH)])
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["aijh_bench"] = mod
-    spec.loader.exec_module(mod)
-    return importlib.import_module("aijh_bench.stream")
-
-
-stream = load_bench()
 comm = MPI.COMM_WORLD
 T = int(os.environ.get("OMP_NUM_THREADS", "1"))
 lib = None

@@ -1,4 +1,4 @@
-"""Matrices worker: every generator of petsc_aijhybrid.matrices at a tiny size, checked on this rank
+"""Matrices worker: every generator of aijhybrid_bench.matrices at a tiny size, checked on this rank
 count, and the sha256 of each gathered global matrix printed so that pytest can compare rank counts.
 
 Per case: the same global CSR through the aij, aijhybrid, sell and aijperm assembly paths (and the
@@ -29,8 +29,8 @@ import scipy.io  # noqa: E402
 import scipy.sparse as sp  # noqa: E402
 from scipy.sparse.linalg import splu  # noqa: E402
 
-from petsc_aijhybrid import matrices as M  # noqa: E402
-from petsc_aijhybrid.matrices import extruded, powerlaw, stencil  # noqa: E402
+from aijhybrid_bench import matrices as M  # noqa: E402
+from aijhybrid_bench.matrices import extruded, powerlaw, stencil  # noqa: E402
 
 # (case, generator, rows, params)
 CASES = [

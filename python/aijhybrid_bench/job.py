@@ -1,4 +1,4 @@
-"""What one benchmark job (petsc_aijhybrid.bench.worker) works with: the spec the driver wrote, the
+"""What one benchmark job (aijhybrid_bench.worker) works with: the spec the driver wrote, the
 modules of the PETSc, MPI and plugin it runs, and the helpers every step uses (progress lines,
 timed barriers, memory)."""
 

@@ -1,9 +1,9 @@
 """The halo exchange of the benchmark matrices alone: PetscSF basic against nodeaware.
 
-    mpiexec -n R python -m petsc_aijhybrid.bench.sfexchange [--matrices poisson7,extruded,...]
+    mpiexec -n R python -m aijhybrid_bench.sfexchange [--matrices poisson7,extruded,...]
             [--rows N] [--node-sizes 1,0] [--rounds 15] [--batch-seconds 0.05] [--out FILE.json]
 
-For each matrix (generated as aij by petsc_aijhybrid.matrices, as the benchmark driver does), the
+For each matrix (generated as aij by aijhybrid_bench.matrices, as the benchmark driver does), the
 graph of its halo exchange (roots: the owned columns; leaves: the ghost columns of the local rows)
 is given to two PetscSFs, one basic and one nodeaware (for each node size asked: 1 = every rank its
 own node, 0 = the nodes MPI_COMM_TYPE_SHARED finds, k = emulated nodes of k ranks). Both exchanges
@@ -41,7 +41,7 @@ def main(argv=None):
     from petsc4py import PETSc
 
     import petsc_aijhybrid as ph
-    from petsc_aijhybrid import matrices
+    from aijhybrid_bench import matrices
 
     comm = MPI.COMM_WORLD
     size = comm.Get_size()

@@ -1,7 +1,7 @@
-"""Benchmark driver: python -m petsc_aijhybrid.bench --config quick|full|smoke|<file.json> [options]
+"""Benchmark driver: python -m aijhybrid_bench --config quick|full|smoke|<file.json> [options]
 
 For each layout of the config (ranks x threads) it launches one MPI job (mpiexec or srun, with the
-binding of petsc_aijhybrid.bench.layout) running petsc_aijhybrid.bench.worker, which measures every
+binding of aijhybrid_bench.layout) running aijhybrid_bench.worker, which measures every
 matrix x variant in that one process set. Then it writes one JSON record for the run, prints the
 summary table and writes the PNG plots. Layouts that need more cores than there are are refused
 (--oversubscribe runs them anyway, for correctness only, with a loud warning).
@@ -23,7 +23,7 @@ SCHEMA = "petsc-aijhybrid-bench/1"
 
 
 def parse_args(argv):
-    ap = argparse.ArgumentParser(prog="python -m petsc_aijhybrid.bench", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m aijhybrid_bench", description=__doc__.split("\n\n")[0])
     ap.add_argument("--config", help="a name in share/bench (quick, full, smoke, ...) or a JSON file")
     ap.add_argument("--replot", metavar="RECORD.json", help="print the table and write the plots of a recorded run (into --out or its directory)")
     ap.add_argument("--out", default=None, help="output directory (default: <build>/bench)")
@@ -80,7 +80,7 @@ def job_env(extra):
     for k in list(env):
         if k.startswith(("OMPI_COMM_WORLD", "OMPI_MCA_ess", "OMPI_MCA_orte", "PMIX_", "PETSC_OPTIONS", "OMP_")):
             del env[k]
-    pyroot = str(C.PACKAGE_DIR.parents[1])
+    pyroot = str(C.PACKAGE_DIR.parent)
     env["PYTHONPATH"] = os.pathsep.join([pyroot] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     env["PYTHONUNBUFFERED"] = "1"
     env.update({k: str(v) for k, v in extra.items()})
@@ -170,7 +170,7 @@ def main(argv=None):
         over = bool(problems) and args.oversubscribe
         pre, env_add = L.launch(lay, cfg["launcher"], cfg["binding"], nodes, cfg["launcher_args"], over)
         env_add.update(cfg["env"])
-        cmd = pre + [args.python, "-m", "petsc_aijhybrid.bench.worker", "--spec", specpath, "--out", partpath]
+        cmd = pre + [args.python, "-m", "aijhybrid_bench.worker", "--spec", specpath, "--out", partpath]
         if lib:
             cmd += ["--stream-lib", lib]
         launches.append({"layout": lay, "command": cmd, "env": env_add})

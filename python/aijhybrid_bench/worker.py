@@ -1,7 +1,7 @@
 """One benchmark job: runs under mpiexec/srun with one layout (ranks x threads) and measures, in this
-one process set, every matrix x variant of its spec (written by the driver, petsc_aijhybrid.bench).
+one process set, every matrix x variant of its spec (written by the driver, aijhybrid_bench).
 
-    python -m petsc_aijhybrid.bench.worker --spec SPEC.json --out PART.json [--stream-lib LIB]
+    python -m aijhybrid_bench.worker --spec SPEC.json --out PART.json [--stream-lib LIB]
 
 Per matrix: generate it once as aij, make each variant from a copy (MatConvert in place) or generate
 it with its type, set its options under its own prefix (PetscSF options, -sf_*, are set without a

@@ -236,7 +236,7 @@ def _op_call(PETSc, ph, name, vs):
 
     x, y, z, w = vs[0], vs[1], vs[2], vs[3]
     many = vs[4:]
-    from ..vec import c_scalar as S
+    from petsc_aijhybrid.vec import c_scalar as S
 
     h = lambda v: ctypes.c_void_p(v.handle)  # noqa: E731
     if name == "dot":

@@ -44,7 +44,7 @@ def _preallocate(A, dnnz, onnz):
     """
     from petsc4py import PETSc
 
-    from .. import _loader
+    from petsc_aijhybrid import _loader
 
     lib = _loader.lib()  # libpetscaijhybrid.so: its dependency libpetsc resolves the symbols
     pint = ctypes.c_int64 if PETSc.IntType().itemsize == 8 else ctypes.c_int32
@@ -72,6 +72,8 @@ def assemble(comm, shape, chunks, mat_type):
     stays near twice the matrix. Returns the assembled petsc4py Mat.
     """
     from petsc4py import PETSc
+
+    import petsc_aijhybrid  # noqa: F401  the plugin's types (mat_type may be aijhybrid) before A.setType
 
     M, N = shape
     rs, re = ownership(M, comm.getSize(), comm.getRank())

@@ -12,14 +12,14 @@ import os
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent
-TOP = PACKAGE_DIR.parents[2]  # source tree: python/petsc_aijhybrid/bench -> top
+TOP = PACKAGE_DIR.parents[1]  # source tree: python/aijhybrid_bench -> top
 # the source tree's share/bench, or, for an installed package, the copy make install puts beside it
 CONFIG_DIR = TOP / "share" / "bench" if (TOP / "share" / "bench").is_dir() else PACKAGE_DIR / "data"
 
 DEFAULTS = {
     "name": None,  # defaults to the file's stem
     "description": "",
-    # matrices: generator name (petsc_aijhybrid.matrices.GENERATORS), sizes in rows, generator params
+    # matrices: generator name (aijhybrid_bench.matrices.GENERATORS), sizes in rows, generator params
     "matrices": [{"name": "poisson7", "rows": [10000], "params": {}}],
     # layouts: "RxT" = R MPI ranks x T OpenMP threads per rank
     "layouts": ["1x1"],
@@ -196,5 +196,5 @@ def worker_spec(cfg, layout, cases, variants):
         "dedupe": cfg["dedupe"],
         "build": cfg["build"],
         "seed": cfg["seed"],
-        "matrices_module": os.environ.get("AIJHYBRID_BENCH_MATRICES", "petsc_aijhybrid.matrices"),
+        "matrices_module": os.environ.get("AIJHYBRID_BENCH_MATRICES", "aijhybrid_bench.matrices"),
     }

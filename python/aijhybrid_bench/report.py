@@ -160,7 +160,7 @@ def _rows(n):
 def legend(baseline="aij"):
     return ("MatMult ms: median over alternating rounds of batches (MPI barrier + MPI_Wtime around K products). "
             "vs %s: time of %s at Rx1 with R = this layout's cores (or, if it has none, in this layout) / this time (> 1: faster). "
-            "GB/s: bytes of the model in petsc_aijhybrid.bench.model per product / time; %%STREAM: of the triad bandwidth "
+            "GB/s: bytes of the model in aijhybrid_bench.model per product / time; %%STREAM: of the triad bandwidth "
             "measured in the same job. imbal: measured max/mean thread busy time (aijhybrid; worst rank), "
             "else the partition's cost model." % (baseline, baseline))
 
