@@ -60,7 +60,7 @@ OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SRC))
 HDR := $(wildcard include/*.h src/*.h src/*/*.h src/*/*.inc)
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/ex*.c))
 # pure unit tests built from their sources (no plugin library): tests/unit/<name>.c
-PURE_UNIT := test_partition test_nodeplan test_veckernels test_levels test_cmrcm test_sor
+PURE_UNIT := test_partition test_nodeplan test_veckernels test_levels test_cmrcm test_sor test_numeric test_choice
 UNIT     := $(patsubst %,$(BUILD)/tests/%,$(PURE_UNIT)) $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(filter-out $(patsubst %,tests/unit/%.c,$(PURE_UNIT)),$(wildcard tests/unit/*.c)))
 
 .PHONY: all lib examples unit check-petsc setup run bench test test-flavours test-harness test-harness-sf install clean help format check-format
@@ -113,6 +113,16 @@ $(BUILD)/tests/test_cmrcm: tests/unit/test_cmrcm.c tests/unit/unitcheck.h src/fa
 	@mkdir -p $(dir $@)
 	@echo "  CC   tests/unit/test_cmrcm.c"
 	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) tests/unit/test_cmrcm.c src/factor/cmrcm.c src/factor/levels.c -o $@ $(LIBPETSC) $(OPENMP)
+# the numeric factorization (src/kernels/ilu.h, src/factor/numericplan.c): kernels and plans against PETSc's routines, transcribed
+$(BUILD)/tests/test_numeric: tests/unit/test_numeric.c tests/unit/unitcheck.h src/kernels/ilu.h src/factor/numericplan.c src/factor/numericplan.h src/factor/levels.c src/factor/levels.h
+	@mkdir -p $(dir $@)
+	@echo "  CC   tests/unit/test_numeric.c"
+	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) tests/unit/test_numeric.c src/factor/numericplan.c src/factor/levels.c -o $@ $(LIBPETSC) $(OPENMP)
+# the measured choice (src/tune/choice.c): the rule with made-up timings
+$(BUILD)/tests/test_choice: tests/unit/test_choice.c tests/unit/unitcheck.h src/tune/choice.c src/tune/choice.h
+	@mkdir -p $(dir $@)
+	@echo "  CC   tests/unit/test_choice.c"
+	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) tests/unit/test_choice.c src/tune/choice.c -o $@ $(LIBPETSC) $(OPENMP)
 $(BUILD)/tests/test_sor: tests/unit/test_sor.c tests/unit/unitcheck.h src/kernels/sor.h
 	@mkdir -p $(dir $@)
 	@echo "  CC   tests/unit/test_sor.c"

@@ -3,7 +3,10 @@ ordering, thread-local SOR.
 
 - C unit tests of the pure parts: level schedules and solve kernels against PETSc-style serial
   loops, bitwise (tests/unit/test_levels.c); CM-RCM validity (tests/unit/test_cmrcm.c); SOR kernels
-  against a reference sweep per block (tests/unit/test_sor.c).
+  against a reference sweep per block (tests/unit/test_sor.c); numeric-factorization kernels and
+  plans against PETSc's routines transcribed, bitwise on 1 to 4 threads, every shift type
+  (tests/unit/test_numeric.c); the measured-choice rule with made-up timings
+  (tests/unit/test_choice.c).
 - tests/unit/factor_solves.c at 1, 2 and 4 ranks (1-3 threads inside): every solve of ILU(0-2)
   and ICC(0-1) factors (natural, RCM, ND, CM-RCM orderings; random, banded, Poisson and inode
   block matrices; PCBJACOBI blocks on several ranks) bitwise equal to PETSc's serial solves, whole
@@ -35,7 +38,7 @@ def exe(name):
     return path
 
 
-@pytest.mark.parametrize("name,minimum", [("test_levels", 2000), ("test_cmrcm", 500), ("test_sor", 1000)])
+@pytest.mark.parametrize("name,minimum", [("test_levels", 2000), ("test_cmrcm", 500), ("test_sor", 1000), ("test_numeric", 4000), ("test_choice", 2400)])
 def test_pure_units(name, minimum):
     env = dict(os.environ, OMP_NUM_THREADS="4", OMP_WAIT_POLICY="passive")
     out = subprocess.run([exe(name)], capture_output=True, text=True, timeout=600, env=env)

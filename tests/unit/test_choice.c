@@ -1,0 +1,200 @@
+/*
+   Unit tests of the measured choice (src/tune/choice.c), with made-up timings (no clock):
+   - the critical counts of the sign test against binomial tails summed directly;
+   - the sampling order (A B B A ...), the warm-up pairs not counted, a fixed choice never timed;
+   - a forced noisy tie (alternating large wins of each side) cannot tell and keeps the default,
+     through every re-trial; a clear difference decides in the first trial, for A and for B;
+   - a "cannot tell" followed, after the wait, by re-trials: one that cannot tell either, then one
+     whose pairs differ clearly: decided then, from its own pairs; a made choice is final;
+   - simulated noise (seeded, up to 40% per sample): over many choices between equal
+     alternatives, or with the default up to the effect faster, the rate of false choices stays
+     under alpha (with the sampling error of the simulation); a 30% difference within 10% noise is
+     found nearly always, and never the wrong way.
+   Prints "N passed, N failed"; exits non-zero on any failure.
+*/
+#include "tune/choice.h"
+#include "unitcheck.h"
+#include <math.h>
+
+static const AIJHybridChoiceRule rule10 = {10, 3, 1, 20, 0.05, 0.05};
+
+/* one use: run what the choice asks, with the seconds of A or B given by ta/tb */
+static PetscInt Use(AIJHybridChoice *c, double ta, double tb)
+{
+  PetscBool      timed;
+  const PetscInt which = AIJHybridChoiceNext(c, &timed);
+
+  if (timed) AIJHybridChoiceAdd(c, which, which ? tb : ta);
+  return which;
+}
+
+static void TestCritical(void)
+{
+  const struct {
+    PetscInt  n;
+    PetscReal alpha;
+    PetscInt  c;
+  } known[] = {
+    {10, 0.05 / 3, 9 },
+    {20, 0.05 / 3, 16},
+    {30, 0.05 / 3, 22},
+    {5,  0.05,     5 },
+    {4,  0.05,     5 },
+    {10, 0.06,     8 },
+    {0,  0.5,      1 }
+  };
+
+  for (size_t k = 0; k < sizeof(known) / sizeof(known[0]); k++) {
+    const PetscInt c = AIJHybridChoiceCritical(known[k].n, known[k].alpha);
+    CHECK(c == known[k].c, "critical count of %d pairs at %g: %d, not %d", (int)known[k].n, (double)known[k].alpha, (int)c, (int)known[k].c);
+  }
+  for (PetscInt n = 1; n <= 64; n++)
+    for (PetscInt q = 0; q < 6; q++) {
+      const PetscReal alpha = (PetscReal)(0.001 * pow(3.0, (double)q));
+      const PetscInt  c     = AIJHybridChoiceCritical(n, alpha);
+      long double     tail  = 0, prev = 0;
+
+      /* P(X >= c) <= alpha < P(X >= c - 1), summed directly */
+      for (PetscInt j = 0; j <= n; j++) {
+        long double b = 1;
+        for (PetscInt i = 0; i < j; i++) b = b * (long double)(n - i) / (long double)(i + 1);
+        if (j >= c) tail += b / powl(2.0L, (long double)n);
+        if (j >= c - 1) prev += b / powl(2.0L, (long double)n);
+      }
+      CHECK((c > n || tail <= alpha) && (c == 0 || prev > alpha), "critical count of %d pairs at %g: %d (tails %Lg, %Lg)", (int)n, (double)alpha, (int)c, tail, prev);
+    }
+}
+
+static void TestOrder(void)
+{
+  AIJHybridChoice c;
+  PetscBool       timed;
+  const PetscInt  expect[8] = {0, 1, 1, 0, 0, 1, 1, 0};
+
+  AIJHybridChoiceInit(&c, &rule10);
+  for (PetscInt k = 0; k < 8; k++) {
+    const PetscInt w = AIJHybridChoiceNext(&c, &timed);
+    CHECK(timed && w == expect[k], "use %d: %d (timed %d), expected %d", (int)k, (int)w, (int)timed, (int)expect[k]);
+    AIJHybridChoiceAdd(&c, w, 1.0);
+  }
+  CHECK(c.npairs == 3, "one warm-up pair and 3 counted pairs: %d counted", (int)c.npairs);
+  AIJHybridChoiceInit(&c, &rule10);
+  AIJHybridChoiceFix(&c, 1);
+  for (PetscInt k = 0; k < 5; k++) {
+    const PetscInt w = AIJHybridChoiceNext(&c, &timed);
+    CHECK(!timed && w == 1, "a fixed choice timed or changed");
+  }
+  CHECK(c.state == AIJHYBRID_CHOICE_FIXED, "a fixed choice left its state");
+}
+
+static void TestScripted(void)
+{
+  AIJHybridChoice c;
+  PetscInt        w;
+
+  /* a forced noisy tie: each pair a 50% win, for A and B in turn; never decided, A always kept */
+  AIJHybridChoiceInit(&c, &rule10);
+  for (PetscInt u = 0; u < 2000; u++) {
+    const PetscBool odd = (PetscBool)((c.npairs + (c.warm ? 1 : 0)) % 2);
+    PetscBool       timed;
+
+    w = AIJHybridChoiceNext(&c, &timed);
+    if (timed) AIJHybridChoiceAdd(&c, w, (w == 1) == odd ? 1.0 : 1.5);
+    else CHECK(w == 0, "the default not in force outside a trial after a tie (use %d)", (int)u);
+  }
+  CHECK(c.state == AIJHYBRID_CHOICE_CANNOT_TELL && c.trial == 3 && c.npairs == 30 && c.in_force == 0, "noisy tie: state %s after %d trials (%d pairs), %s in force", AIJHybridChoiceStateName(c.state), (int)c.trial, (int)c.npairs, c.in_force ? "B" : "A");
+  CHECK(c.wins_a == 5 && c.wins_b == 5 && c.needed == 9, "noisy tie: wins %d and %d of 10, %d needed", (int)c.wins_a, (int)c.wins_b, (int)c.needed);
+
+  /* clear differences decide in the first trial */
+  for (PetscInt side = 0; side < 2; side++) {
+    AIJHybridChoiceInit(&c, &rule10);
+    for (PetscInt u = 0; u < 22; u++) Use(&c, side ? 1.0 : 0.7, side ? 0.7 : 1.0);
+    CHECK(c.state == (side ? AIJHYBRID_CHOICE_B : AIJHYBRID_CHOICE_A) && c.trial == 1 && c.decided_at == 22 && c.in_force == side, "30%% faster %s: %s after %d trials", side ? "B" : "A", AIJHybridChoiceStateName(c.state), (int)c.trial);
+    CHECK(fabs(c.median_ratio - (side ? 0.7 : 1 / 0.7)) < 1e-12 && c.median_a == (side ? 1.0 : 0.7), "medians of a clear choice wrong");
+    for (PetscInt u = 0; u < 50; u++) {
+      PetscBool timed;
+      w = AIJHybridChoiceNext(&c, &timed);
+      CHECK(!timed && w == side, "a made choice measured again or changed");
+    }
+  }
+
+  /* a difference under the effect (3%) never decides */
+  AIJHybridChoiceInit(&c, &rule10);
+  for (PetscInt u = 0; u < 400; u++) Use(&c, 1.0, 1.03);
+  CHECK(c.state == AIJHYBRID_CHOICE_CANNOT_TELL && c.wins_a == 0 && c.wins_b == 0, "a 3%% difference decided with a 5%% effect");
+
+  /* a re-trial changes "cannot tell": a tie, the wait on the default, a second trial with B faster
+     in 7 pairs of 10 (9 needed), the wait, a third with B faster in every pair */
+  AIJHybridChoiceInit(&c, &rule10);
+  for (PetscInt u = 0; u < 22; u++) Use(&c, 1.0, 1.0);
+  CHECK(c.state == AIJHYBRID_CHOICE_CANNOT_TELL && c.trial == 1, "a tie: %s", AIJHybridChoiceStateName(c.state));
+  for (PetscInt u = 0; u < rule10.wait; u++) {
+    PetscBool timed;
+    w = AIJHybridChoiceNext(&c, &timed);
+    CHECK(!timed && w == 0, "the wait after a tie measures or runs B");
+  }
+  for (PetscInt u = 0; u < 20; u++) Use(&c, 1.0, u < 14 ? 0.5 : 1.0);
+  CHECK(c.state == AIJHYBRID_CHOICE_CANNOT_TELL && c.trial == 2 && c.wins_b == 7 && c.needed == 9 && c.in_force == 0, "second trial: %s, %d wins of %d needed", AIJHybridChoiceStateName(c.state), (int)c.wins_b, (int)c.needed);
+  for (PetscInt u = 0; u < rule10.wait + 20; u++) Use(&c, 1.0, 0.5);
+  CHECK(c.state == AIJHYBRID_CHOICE_B && c.trial == 3 && c.npairs == 30 && c.wins_b == 10 && c.in_force == 1, "third trial: %s with %d wins of B (%d needed)", AIJHybridChoiceStateName(c.state), (int)c.wins_b, (int)c.needed);
+  for (PetscInt u = 0; u < 100; u++) Use(&c, 1.0, 1.0);
+  CHECK(c.state == AIJHYBRID_CHOICE_B && c.trial == 3, "a made choice measured again");
+}
+
+/* log-normal-ish noise: exp(s * (sum of 3 uniforms - 1.5)) */
+static double Noise(double s)
+{
+  return exp(s * (Uniform() + Uniform() + Uniform() - 1.5));
+}
+
+/* runs a choice to its end (at most 1000 uses) with true times ta, tb and noise s; returns its state */
+static AIJHybridChoiceState Simulate(const AIJHybridChoiceRule *rule, double ta, double tb, double s)
+{
+  AIJHybridChoice c;
+
+  AIJHybridChoiceInit(&c, rule);
+  for (PetscInt u = 0; u < 1000 && (c.state == AIJHYBRID_CHOICE_MEASURING || (c.state == AIJHYBRID_CHOICE_CANNOT_TELL && c.trial < c.rule.trials)); u++) Use(&c, ta * Noise(s), tb * Noise(s));
+  return c.state;
+}
+
+static void TestSimulated(void)
+{
+  const PetscInt            N    = 3000;
+  const AIJHybridChoiceRule r5   = {5, 1, 0, 0, 0.05, 0.05}; /* the numeric factorization's kind: one trial of 5 pairs */
+  const double              slack = 3 * sqrt(0.05 * 0.95 / N);
+
+  rng_state = 31415;
+  for (PetscInt k = 0; k < 4; k++) {
+    const AIJHybridChoiceRule *rule = k % 2 ? &r5 : &rule10;
+    const double               s    = k < 2 ? 0.4 : 0.1;
+    PetscInt                   ca = 0, cb = 0, slow = 0, found = 0, wrong = 0;
+
+    for (PetscInt t = 0; t < N; t++) { /* equal alternatives */
+      const AIJHybridChoiceState st = Simulate(rule, 1.0, 1.0, s);
+      ca += st == AIJHYBRID_CHOICE_A;
+      cb += st == AIJHYBRID_CHOICE_B;
+    }
+    for (PetscInt t = 0; t < N; t++) slow += Simulate(rule, 1.0, 1.0 / 1.05, s) == AIJHYBRID_CHOICE_A; /* A slower by the effect */
+    for (PetscInt t = 0; t < N; t++) {
+      const AIJHybridChoiceState st = Simulate(rule, 1.0, 0.7, 0.1);
+      found += st == AIJHYBRID_CHOICE_B;
+      wrong += st == AIJHYBRID_CHOICE_A;
+    }
+    CHECK((double)ca / N <= rule->alpha + slack && (double)cb / N <= rule->alpha + slack, "noise %g, %d pairs: equal alternatives chosen %d (A) and %d (B) times of %d", s, (int)rule->pairs, (int)ca, (int)cb, (int)N);
+    CHECK((double)slow / N <= rule->alpha + slack, "noise %g, %d pairs: the slower default chosen %d times of %d", s, (int)rule->pairs, (int)slow, (int)N);
+    CHECK(found >= 0.99 * N && wrong == 0, "30%% faster B within 10%% noise, %d pairs: found %d times of %d, the wrong way %d times", (int)rule->pairs, (int)found, (int)N, (int)wrong);
+    printf("rule %d pairs x %d trials, noise %g: equal alternatives chosen %.4f (A) %.4f (B); slower default %.4f; 30%% difference found %.4f\n", (int)rule->pairs, (int)rule->trials, s, (double)ca / N, (double)cb / N, (double)slow / N, (double)found / N);
+  }
+}
+
+int main(int argc, char **argv)
+{
+  PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
+  TestCritical();
+  TestOrder();
+  TestScripted();
+  TestSimulated();
+  printf("%d passed, %d failed\n", npass, nfail);
+  PetscCall(PetscFinalize());
+  return nfail ? 1 : 0;
+}
