@@ -45,7 +45,7 @@ CFLAGS_WARN := -Wall -Wextra -Wno-unused-parameter
 OPENMP      := -fopenmp
 CPPFLAGS_AH := -I$(TOP)/include -I$(TOP)/src $(PETSC_CC_INCLUDES)
 # -falign-loops=64: the CSR row loop must not straddle a fetch block; unaligned, the same
-# instructions ran about 10% slower than PETSc's MatMult_SeqAIJ on AMD EPYC (README, Benchmarks)
+# instructions ran about 10% slower than PETSc's MatMult_SeqAIJ on AMD EPYC (docs/internals.md, Build)
 # -ffp-contract=off: a * x + y stays two roundings (no fused multiply-add where the target has one),
 # as in PETSc's own kernels and BLAS: products and vector operations equal PETSc's bit for bit
 CFLAGS_AH   := $(PCC_FLAGS) -O3 -falign-loops=64 -ffp-contract=off -fPIC $(OPENMP) $(CFLAGS_WARN) $(CFLAGS)
@@ -171,7 +171,7 @@ install: lib
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 755 $(LIBNAME) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 include/petscaijhybrid.h $(DESTDIR)$(PREFIX)/include/
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(shell awk '/define PETSCAIJHYBRID_VERSION_(MAJOR|MINOR|PATCH) /{printf "%s%s", sep, $$3; sep="."}' include/petscaijhybrid.h)|g' \
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@PETSC_LIB_DIR@|$(PETSC_LIB_DIR)|g' -e 's|@VERSION@|$(shell awk '/define PETSCAIJHYBRID_VERSION_(MAJOR|MINOR|PATCH) /{printf "%s%s", sep, $$3; sep="."}' include/petscaijhybrid.h)|g' \
 	    share/petscaijhybrid.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/petscaijhybrid.pc
 	$(eval PYDIR := $(DESTDIR)$(PREFIX)/lib/python3/dist-packages/petsc_aijhybrid)
 	install -d $(PYDIR)
@@ -226,14 +226,14 @@ fuzz: setup
 	@$(MAKE) --no-print-directory -C $(TOP) all
 	cd $(TOP) && AIJHYBRID_BUILD=$(BUILD) $(PYTHON) tests/fuzz_driver.py --examples $(FUZZ_EXAMPLES) --ranks $(FUZZ_RANKS) $(FUZZ_ARGS)
 
-# ---- records (README.md, "Records and CI"): every figure the README quotes, regenerated with its provenance
+# ---- records (docs/testing.md, "Records and CI"): every figure the documents quote, regenerated with its provenance
 #   make records          every record (tests of every configuration, sanitizers, fuzzing, PETSc's harness,
-#                         benchmarks) into share/results/, then the README's generated blocks; needs a clean tree
+#                         benchmarks) into share/results/, then the generated blocks of README.md and docs/; needs a clean tree
 #   make records BENCH=no               the same without the benchmarks (the long part)
 #   make records RECORDS="tests fuzz"   a selection (record names or groups: tests hardening fuzz harness bench)
 #   make records BENCH_SCALE=0.1        benchmarks scaled down: a trial under build/records/trial, never quoted
 #   make test-versions    PETSc 3.20 and 3.22 from PyPI's sources (built into /opt/petsc-<v> if missing), make test on each, recorded
-#   make readme           the README's generated blocks (options table, records) from the tables and records in the tree
+#   make readme           the generated blocks of README.md and docs/ (options table, records) from the tables and records in the tree
 BENCH         ?= yes
 RECORDS       ?=
 RECORDS_ARGS  ?=
@@ -243,4 +243,4 @@ records: setup setup-hardening
 test-versions: setup
 	cd $(TOP) && PYTHON=$(PYTHON) $(PYTHON) share/records/regenerate.py --only test-3.20 test-3.22 --allow-dirty $(RECORDS_ARGS)
 readme: unit
-	cd $(TOP) && $(PYTHON) share/docs/options.py --build $(BUILD) --write README.md && $(PYTHON) share/records/readme.py --write README.md
+	cd $(TOP) && $(PYTHON) share/docs/options.py --build $(BUILD) --write README.md && $(PYTHON) share/records/readme.py --write

@@ -1,5 +1,5 @@
 /*
-   Version compatibility between PETSc 3.18 and the newest release (the PETSc versions checked: README, "Records and CI").
+   Version compatibility between PETSc 3.18 and the newest release (the PETSc versions checked: docs/testing.md).
 */
 #ifndef AIJHYBRID_COMPAT_H
 #define AIJHYBRID_COMPAT_H

@@ -105,7 +105,7 @@ def test_ksp_tutorials(tmp_path, subset):
     # summation order (fixed blocks, not BLAS's; the same for every thread count) moves a
     # multigrid or Newton iteration count by one (e.g. ksp ex25 on 3.26: residuals equal to 12
     # digits, one more outer iteration). There the subsets inject the matrix type with standard
-    # vectors; on 3.18 they inject both (README, "Tests": a known gap).
+    # vectors; on 3.18 they inject both (docs/testing.md: a known gap).
     if harness_module().petsc_version(os.environ.get("PETSC_DIR") or "/usr/lib/petsc") > (3, 18, 99):
         args += ["--vectors", "standard"]
     rc, summary, data, cmd = run_harness(tmp_path, *args)

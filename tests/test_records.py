@@ -1,11 +1,11 @@
-"""The README's figures against the records (share/records/, share/results/):
+"""The figures of README.md and docs/*.md against the records (share/records/, share/results/):
 
-- every generated block of README.md is exactly what share/records/readme.py renders from the
+- every generated block of the documents is exactly what share/records/readme.py renders from the
   records for the checked-out code: a figure typed in by hand, or one from a record made for other
   code (a dirty tree, a trial, another code_id), fails here (make records, or make readme to
-  withdraw it);
+  withdraw it); every block is in exactly one document;
 - no measured-looking figure (time, ratio, bandwidth, percentage, pass count) stands outside the
-  blocks;
+  blocks, in any document;
 - every record in share/results/ carries its metadata (revision, clean flag, code_id, PETSc version,
   machine, date);
 - the machinery itself: problems() refuses dirty, trial and other-code records; each renderer turns
@@ -25,29 +25,22 @@ sys.path.insert(0, str(mpirun.ROOT / "share" / "records"))
 import readme  # noqa: E402
 import record  # noqa: E402
 
-README = mpirun.ROOT / "README.md"
+DOCUMENTS = readme.documents()
 SAMPLES = mpirun.TESTS / "records"
 
 
 @pytest.mark.skipif(record.revision() is None, reason="not a git checkout: the code a record is about cannot be identified")
-def test_readme_blocks_are_the_records():
-    text = README.read_text()
-    names = [n for n, _, _ in readme.blocks(text)]
-    assert set(names) == set(readme.RENDERERS), "README blocks %s, renderers %s" % (sorted(names), sorted(readme.RENDERERS))
-    new = readme.render(text)
-    if new != text:
-        bad = []
-        for n, a, b in readme.blocks(text):
-            m = [x for x in readme.blocks(new) if x[0] == n][0]
-            if text[a:b] != new[m[1]:m[2]]:
-                bad.append(n)
-        pytest.fail("README blocks differ from what the records of this revision's code give: %s\n"
-                    "(run `make records` to make current records, or `make readme` to withdraw the figures)" % ", ".join(bad))
+def test_generated_blocks_are_the_records():
+    bad = readme.check_all(DOCUMENTS)
+    assert not bad, ("\n".join(bad) + "\n(run `make records` to make current records, or `make readme` to withdraw the figures; "
+                     "a block belongs in exactly one of %s)" % ", ".join(p.name for p in DOCUMENTS))
 
 
-def test_no_measured_figure_outside_the_blocks():
-    stray = readme.stray_figures(README.read_text())
-    assert not stray, "figures outside the generated blocks (put them in a record, or rephrase):\n" + "\n".join(stray)
+@pytest.mark.parametrize("doc", [p.name for p in DOCUMENTS])
+def test_no_measured_figure_outside_the_blocks(doc):
+    path = next(p for p in DOCUMENTS if p.name == doc)
+    stray = readme.stray_figures(path.read_text())
+    assert not stray, "figures outside the generated blocks of %s (put them in a record, or rephrase):\n" % doc + "\n".join(stray)
 
 
 def test_every_record_has_its_metadata():
@@ -120,13 +113,17 @@ def test_renderer_on_a_current_and_a_stale_record(block, tmp_path):
     docs = {k: current(v) for k, v in samples().items()}
     (tmp_path / "cur").mkdir()
     out = readme.RENDERERS[block](readme.Ctx(_results_dir(tmp_path / "cur", docs)))
-    if block in ("harness", "harness-sf") or block.startswith("bench-"):  # one record each: it must be shown
+    if block in ("harness", "harness-sf", "summary") or block.startswith("bench-"):  # one record each: it must be shown
         assert "no record" not in out.lower(), out
     rev = next(iter(docs.values()))["meta"]["git"]["revision"][:10]
     assert rev in out, out
     if block == "bench-precond":  # share/bench/precond.py's record: its PCApply times
         res = docs[block]["records"]
         assert res and "%.3f" % (1e3 * res[0]["pc_apply_s"]) in out, out
+    elif block == "summary":  # the record of make run's config: aij's MatMult at R x 1 is in the table
+        d = docs["bench-" + readme.RUN_CONFIG]
+        r = max((r for r in d["results"] if r.get("mult_s") and r["variant"] == "aij"), key=lambda r: int(r["layout"].split("x")[0]))
+        assert "%.2f" % (r["mult_s"] * 1e3) in out, out
     elif block.startswith("bench-"):
         cfg = block[len("bench-"):]
         res = [r for r in docs[block]["results"] if r.get("mult_s")]

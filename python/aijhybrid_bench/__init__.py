@@ -4,7 +4,7 @@ Modules: config (config files, variants, layouts), layout (core check, launch an
 worker (one MPI job: timing, partition info, solves), stream (STREAM triad in the same job),
 model (flop and byte model, ratios), report (run record, table), plots (PNGs), machine
 (machine and software description), matrices (the seeded benchmark matrices, assembled in parallel
-into any type), sfexchange (the halo exchange alone). README.md, section "Benchmarks", documents
+into any type), sfexchange (the halo exchange alone). docs/benchmarks.md documents
 the procedure.
 
 This package is not part of the bindings (``petsc_aijhybrid``, which never imports it); its jobs

@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""The README's figures, generated from the records of share/results/ (make records, make readme).
+"""The generated figures of README.md and docs/*.md, from the records of share/results/ (make
+records, make readme).
 
-usage: readme.py [--write README.md | --check README.md | --print NAME]
+usage: readme.py [--write [FILE ...] | --check [FILE ...] | --print NAME]
 
-The README holds each generated block between `<!-- record:NAME -->` and `<!-- /record:NAME -->`;
-NAME is one of RENDERERS below. A block shows figures only from records that may be quoted for the
-checked-out code (record.problems(): metadata complete, clean tree, not a trial, code_id of its scope
-equal to HEAD's); for any other record it says that there is no current record. --check fails when
-a block differs from what the records give (tests/test_records.py): figures of a record made for
-other code cannot stay in the README, and no figure can be typed in by hand.
+Without FILE, every document: README.md and docs/*.md (DOCUMENTS). A document holds each generated
+block between `<!-- record:NAME -->` and `<!-- /record:NAME -->`; NAME is one of RENDERERS below,
+and each appears in exactly one document. A block shows figures only from records that may be
+quoted for the checked-out code (record.problems(): metadata complete, clean tree, not a trial,
+code_id of its scope equal to HEAD's); for any other record it says that there is no current
+record. --check fails when a block differs from what the records give (tests/test_records.py):
+figures of a record made for other code cannot stay in the documents, and no figure can be typed
+in by hand.
 
 Figures outside the blocks: stray_figures() lists the lines outside them that look like measured
 figures (times, ratios, bandwidths, pass counts); the test requires none, except the phrases in
@@ -27,7 +30,12 @@ import record  # noqa: E402
 
 ROOT = record.ROOT
 OPEN = re.compile(r"^<!-- record:([\w.-]+) -->$", re.M)
-NONE = "_No record of this revision's code yet: `make records` makes it (see \"Records and CI\")._"
+NONE = "_No record of this revision's code yet: `make records` makes it (see docs/testing.md, \"Records and CI\")._"
+
+
+def documents():
+    """the documents that hold generated blocks: README.md, then docs/*.md (not the manual pages)"""
+    return [ROOT / "README.md"] + sorted((ROOT / "docs").glob("*.md"))
 
 
 class Ctx:
@@ -309,7 +317,67 @@ def bench_block(config, kind):
     return render
 
 
+# the README's one table: the record of the config `make run` runs (share/run.py)
+RUN_CONFIG = "quick"
+
+
+def _sec(v):
+    return "-" if v is None else "%.2f" % v
+
+
+def summary_table(d):
+    """aij at R x 1 against aijhybrid at R x 1 and 1 x R (R: the record's largest core count): MatMult per
+    matrix, then setup and solve of each whole solve (aijhybrid with the hybrid vectors its MatCreateVecs gives)"""
+    res = [r for r in d["results"] if r.get("mult_s")]
+    cores = max(int(l.split("x")[0]) * int(l.split("x")[1]) for l in {r["layout"] for r in res})
+    lays = ["%dx1" % cores, "%dx1" % cores, "1x%d" % cores]
+    head = "aij %s | aijhybrid %s | aijhybrid %s" % tuple(lays)
+    lines = ["| %d cores | %s | 1x%d against aij %dx1 |" % (cores, head, cores, cores), "| --- | --- | --- | --- | --- |"]
+
+    def mult(mk, variant, lay):
+        return next((r for r in res if r["matrix_key"] == mk and r["variant"] == variant and r["layout"] == lay), None)
+
+    mats, _ = _order(res)
+    for mk in mats:
+        a, h, t = mult(mk, "aij", lays[0]), mult(mk, "aijhybrid", lays[1]), mult(mk, "aijhybrid", lays[2])
+        if a is None or t is None:
+            continue
+        label = "MatMult ms, %s %s" % (a["matrix_label"], _rows(a["rows"]))
+        lines.append("| %s | %s | %s | %s | %.2fx |" % (label, _ms(a), _ms(h) if h else "-", _ms(t), a["mult_s"] / t["mult_s"]))
+    solves = [x for x in (d.get("solves") or []) if x.get("status") == "ok"]
+    methods = []
+    for x in solves:
+        if x["method"] not in methods:
+            methods.append(x["method"])
+
+    def solve(method, typ, lay):
+        vec = "standard" if typ == "aij" else "hybrid"
+        return next((x for x in solves if x["method"] == method and x["type"] == typ and x["layout"] == lay and x.get("vectors", vec) == vec), None)
+
+    for m in methods:
+        a, h, t = solve(m, "aij", lays[0]), solve(m, "aijhybrid", lays[1]), solve(m, "aijhybrid", lays[2])
+        if a is None or t is None:
+            continue
+        for what, key in (("setup", "setup_s"), ("solve", "solve_s")):
+            if what == "setup" and max(a[key], t[key]) < 0.05:  # no setup to speak of (Jacobi)
+                continue
+            va, vt = a[key], t[key]
+            lines.append("| %s %s s, %s (%d its) | %s | %s | %s | %s |" % (
+                m.replace("+", " + ").upper().replace("JACOBI", "Jacobi"), what, a["matrix"], a["iterations"], _sec(va), _sec(h[key]) if h else "-", _sec(vt), "%.2fx" % (va / vt) if vt else "-"))
+    return "\n".join(lines)
+
+
+def render_summary(ctx):
+    d = _bench(ctx, RUN_CONFIG)
+    if d is None:
+        return NONE
+    stream = ", ".join("%s %.1f GB/s" % (k, v["triad_GBps"]) for k, v in (d.get("stream") or {}).items() if isinstance(v, dict) and v.get("triad_GBps"))
+    head = provenance(d, "share/results/bench/%s.json" % RUN_CONFIG) + (" STREAM triad per layout: %s." % stream if stream else "")
+    return head + "\n\n" + summary_table(d)
+
+
 RENDERERS = {
+    "summary": render_summary,
     "tests": render_tests,
     "hardening": render_hardening,
     "fuzz": render_fuzz,
@@ -389,11 +457,33 @@ def stray_figures(text):
     return out
 
 
+def check_all(paths, ctx=None):
+    """(problems) of the documents together: every renderer's block in exactly one of them, each block
+    what the records give"""
+    ctx = ctx or Ctx()
+    where, out = {}, []
+    for p in paths:
+        text = Path(p).read_text()
+        for n, a, b in blocks(text):
+            where.setdefault(n, []).append(Path(p).name)
+        new = render(text, ctx)
+        if new != text:
+            nb = {x[0]: x for x in blocks(new)}
+            out += ["%s: block %s differs from what the records give" % (Path(p).name, n) for n, a, b in blocks(text) if text[a:b] != new[nb[n][1]:nb[n][2]]]
+    for n in RENDERERS:
+        if len(where.get(n, [])) != 1:
+            out.append("block %s is in %s (it must be in exactly one document)" % (n, ", ".join(where.get(n, [])) or "no document"))
+    for n in where:
+        if n not in RENDERERS:
+            out.append("unknown block %s in %s" % (n, ", ".join(where[n])))
+    return out
+
+
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     g = ap.add_mutually_exclusive_group(required=True)
-    g.add_argument("--write", metavar="README")
-    g.add_argument("--check", metavar="README")
+    g.add_argument("--write", metavar="FILE", nargs="*")
+    g.add_argument("--check", metavar="FILE", nargs="*")
     g.add_argument("--print", metavar="NAME")
     ap.add_argument("--results", default=None)
     ap.add_argument("--any", action="store_true", help="with --print: show the records whatever their provenance (a preview)")
@@ -402,18 +492,20 @@ def main():
     if args.print:
         print(RENDERERS[args.print](ctx))
         return 0
-    p = Path(args.write or args.check)
-    text = p.read_text()
-    new = render(text, ctx)
-    if args.write:
-        p.write_text(new)
-        print("README blocks written: %s" % ", ".join(n for n, _, _ in blocks(new)))
+    paths = [Path(p) for p in ((args.write if args.write is not None else args.check) or documents())]
+    if args.write is not None:
+        for p in paths:
+            text = p.read_text()
+            new = render(text, ctx)
+            if new != text:
+                p.write_text(new)
+            print("%s: blocks %s" % (p.relative_to(ROOT) if p.is_absolute() and ROOT in p.parents else p, ", ".join(n for n, _, _ in blocks(new)) or "(none)"))
         return 0
-    if new != text:
-        diff = [n for n, a, b in blocks(text) if text[a:b] != new[[x for x in blocks(new) if x[0] == n][0][1]:[x for x in blocks(new) if x[0] == n][0][2]]]
-        print("README blocks that differ from the records: %s (run make readme, or make records)" % ", ".join(diff))
+    bad = check_all(paths, ctx) if not (args.check) else [x for p in paths for x in check_all([p], ctx) if "exactly one" not in x]
+    if bad:
+        print("generated blocks that differ from the records (run make readme, or make records):\n  " + "\n  ".join(bad))
         return 1
-    print("README blocks match the records")
+    print("generated blocks match the records")
     return 0
 
 

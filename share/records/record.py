@@ -1,7 +1,7 @@
-"""What every record of share/results/ carries (make records; README.md, "Records and CI"): the git
+"""What every record of share/results/ carries (make records; docs/testing.md, "Records and CI"): the git
 revision and whether the tree was clean, the identity of the code the record is about (code_id: a
 hash of the tracked files of its scope at that revision), the PETSc it ran with, the machine (lscpu
-model, family, model number, vector ISA, cores) and the date. The README quotes figures only from
+model, family, model number, vector ISA, cores) and the date. The documents quote figures only from
 records whose code_id is that of the checked-out revision (share/records/readme.py, tests/test_records.py).
 
 No PETSc, MPI or petsc4py here: the records driver, the sanitizer driver and the tests import it.

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""make records: regenerates every record the README quotes (share/results/), and after each the
-README's generated blocks (share/records/readme.py). Each record carries the git revision, whether the tree
+"""make records: regenerates every record the documents quote (share/results/), and after each the
+generated blocks of README.md and docs/ (share/records/readme.py). Each record carries the git revision, whether the tree
 was clean, the code it is about (code_id), the PETSc version, the machine and the date
 (share/records/record.py).
 
@@ -26,7 +26,7 @@ A piece that fails still writes its record (failed tests are a result); the driv
 piece did not produce its record or exited non-zero. Trials that check the pieces work, marked trial
 (never quoted): RECORDS_TRIAL_PYTEST_ARGS="-k ..." (a test selection), RECORDS_TRIAL_HARNESS_SEARCH
 (harness patterns), --bench-scale. The tree must be clean (tracked code as committed) unless
---allow-dirty, which marks every record dirty: the README never quotes those.
+--allow-dirty, which marks every record dirty: the documents never quote those.
 """
 
 import argparse
@@ -341,7 +341,7 @@ def main():
     ap.add_argument("--bench-scale", type=float, default=None, help="< 1: a scaled-down trial, written under build/records/trial")
     ap.add_argument("--out", default=str(record.RESULTS))
     ap.add_argument("--allow-dirty", action="store_true")
-    ap.add_argument("--no-readme", action="store_true", help="do not regenerate the README's blocks afterwards")
+    ap.add_argument("--no-readme", action="store_true", help="do not regenerate the documents' blocks afterwards")
     ap.add_argument("--list", action="store_true")
     args = ap.parse_args()
     todo = []
@@ -380,7 +380,7 @@ def main():
             out = Path(args.out) if not (trial and group == "bench") else ROOT / "build" / "records" / "trial"
             record.write(name, res, m, sec, out / (name + ".json"))
         if not args.no_readme and Path(args.out) == record.RESULTS:  # the next pieces' make test reads the README
-            subprocess.run([sys.executable, str(HERE / "readme.py"), "--write", str(ROOT / "README.md")], check=False)
+            subprocess.run([sys.executable, str(HERE / "readme.py"), "--write"], check=False)
         (made if ok else missing).append(name)
         if ok and isinstance(res, dict) and res.get("exit_code"):
             nonzero.append(name)

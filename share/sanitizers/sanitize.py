@@ -5,7 +5,7 @@ under AddressSanitizer + UndefinedBehaviorSanitizer, valgrind memcheck (and PETS
 
 usage: sanitize.py asan|valgrind|races --build DIR [--ci] [--only SUBSTRING] [--json FILE]
 
---ci: the subset CI runs (README, "Records and CI"): the product stress test and the examples (ex1
+--ci: the subset CI runs (docs/testing.md, "Records and CI"): the product stress test and the examples (ex1
 task and vector, ex2) at 1 and 2 ranks, and for races the task-mode runs with 3 threads; valgrind:
 memcheck of the stress test and ex1 (task) at 1 and 2 ranks. The canaries run in both.
 

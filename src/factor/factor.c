@@ -22,7 +22,7 @@
    (chosen as PETSc chooses: by the factor's inodes), MatSolveAdd_SeqAIJ,
    MatSolveTranspose(Add)_SeqAIJ, MatSolve_SeqSBAIJ_1(_NaturalOrdering) for ICC (also its
    transposed solve). So the results are bitwise PETSc's for any thread count. With one thread, or
-   where a case is not covered (README, "Preconditioners"), the factor keeps PETSc's solves.
+   where a case is not covered (docs/preconditioners.md), the factor keeps PETSc's solves.
    Only the main thread calls PETSc; the parallel regions run the pure kernels on raw arrays.
 */
 #include "../compat.h"
@@ -856,7 +856,7 @@ static PetscErrorCode MatGetFactor_AIJHybrid(Mat A, MatFactorType ftype, Mat *F)
 
   Note:
   A factor of a matrix that is not aijhybrid, or of an aijhybrid matrix with one thread, or one
-  whose case the package does not cover (README, "Preconditioners"; `-info` says why) keeps
+  whose case the package does not cover (docs/preconditioners.md; `-info` says why) keeps
   PETSc's solves: `threaded` is `PETSC_FALSE`.
 
 .seealso: `MATAIJHYBRID`, `PCILU`, `PCICC`, `PCBJACOBI`

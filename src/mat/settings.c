@@ -792,8 +792,8 @@ PetscErrorCode MatAIJHybridGetFirstTouch(Mat A, PetscBool *flg)
   Before each row, a thread asks for the cache lines of the values and column indices up to
   `distance` nonzeros past the end of the row, each line once. Where the hardware prefetchers do
   not keep up with the streams of a CSR product (short rows, regular column access) this can make
-  the product faster; where the x accesses are irregular it can make it slower (README, "What the
-  type does"). So by default each rank measures: after 2 warm-up products, 5 products without and
+  the product faster; where the x accesses are irregular it can make it slower (docs/matrix.md,
+  "Products"). So by default each rank measures: after 2 warm-up products, 5 products without and
   5 with a distance of 512, alternating; prefetch stays on only if its median product time is at
   least 3% below the one without. The trial starts again when the thread
   count, the mode or the nonzero pattern changes. Results do not depend on it. The transpose

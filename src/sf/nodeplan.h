@@ -3,7 +3,7 @@
    arguments only, allocating its outputs with PetscMalloc, so that one process can build and run the
    plans of any number of simulated ranks; tests/unit/test_nodeplan.c does).
 
-   Design (README, "Node-aware exchange"). Rank r on node N needs ghost g owned by rank q on node M.
+   Design (docs/sf.md). Rank r on node N needs ghost g owned by rank q on node M.
      - q == r:            a copy from x (no message);
      - M == N, q != r:    q sends g to r directly (on-node);
      - M != N:            the node pair (M,N) is served by the sender s = rank (N mod ppn_M) of M and

@@ -14,7 +14,7 @@
 #include "../kernels/vec.h"
 #include "../options/optiontable.h"
 
-#define VECHYBRID_DEFAULT_THRESHOLD 20000 /* local length from which operations are threaded (README, "Threaded vectors") */
+#define VECHYBRID_DEFAULT_THRESHOLD 20000 /* local length from which operations are threaded (docs/vectors.md) */
 
 /* the -vec_hybrid_* options, described once in VecHybridOptionTable (src/vec/veccontext.c) */
 enum {

@@ -265,7 +265,7 @@ PetscErrorCode VecHybridGetPartition(Vec v, PetscInt *nthreads, const PetscInt *
   Level: advanced
 
   Note:
-  How the default was chosen: README, "Threaded vectors". Results do not depend on it.
+  How the default was chosen: docs/vectors.md. Results do not depend on it.
 
 .seealso: `VECHYBRID`, `VecHybridGetThreshold()`
 @*/

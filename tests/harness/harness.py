@@ -17,8 +17,8 @@ plugin run, unless
   (b) it is listed in tests/harness_exceptions.txt ("<testname> <reason...>");
   (c) it passes (or differs only in type names) when run again with the plugin and
       -mat_aijhybrid_sor_serial: its only difference is aijhybrid's thread-local MatSOR (with
-      more than one thread a different preconditioner by design, that of more ranks; README,
-      "Preconditioners"): "sor-thread-local" (--no-sor-rerun to count them as regressions).
+      more than one thread a different preconditioner by design, that of more ranks;
+      docs/preconditioners.md): "sor-thread-local" (--no-sor-rerun to count them as regressions).
 
 With --inject sf the two runs are instead
   baseline  EXTRA_OPTIONS='-sf_type basic'
@@ -71,7 +71,7 @@ VECTOR_OPTIONS = {'hybrid': ' -vec_type hybrid -dm_vec_type hybrid', 'standard':
 
 TYPE_NAME_SUBST = [('seqaijhybrid', 'seqaij'), ('mpiaijhybrid', 'mpiaij'), ('aijhybrid', 'aij'),
                    ('seqhybrid', 'seq'), ('mpihybrid', 'mpi')]
-# The lines the plugin adds to ASCII_INFO views of its matrices (documented in README.md: threads,
+# The lines the plugin adds to ASCII_INFO views of its matrices (documented in docs/matrix.md: threads,
 # mode, partition, imbalance); -ksp_view prints matrices in that format, so they appear there too.
 PLUGIN_VIEW_LINE = re.compile(r'^[ \t]*(AIJHybrid|Hybrid vector): .*\n', re.M)
 
