@@ -7,6 +7,7 @@
 #   make test-harness  PETSc's KSP tutorials through its harness with -mat_type aijhybrid (test-harness-sf: with -sf_type nodeaware)
 #   make               build the library, the examples and the unit tests
 #   make install PREFIX=/opt/aijhybrid
+#   make manpages      the manual pages docs/manual/ from the /*@ ... @*/ comments (tests/test_manpages.py checks them)
 #   make format        clang-format-16 with .clang-format (PETSc's style) over the C sources; make check-format checks
 #
 # PETSc is found from PETSC_DIR/PETSC_ARCH; when unset, Debian's /usr/lib/petsc, then pkg-config.
@@ -16,6 +17,8 @@ TOP        := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 PYTHON     ?= /usr/bin/python3
 PYTHON_AH  := $(PYTHON)
 PREFIX     ?= /usr/local
+# where make install puts the Python package (Spack passes its Python's site-packages)
+PYSITE     ?= $(PREFIX)/lib/python3/dist-packages
 BUILD      ?= $(TOP)/build
 
 # mpiexec as root, and more ranks than cores in the tests (correctness runs only)
@@ -173,11 +176,14 @@ install: lib
 	install -m 644 include/petscaijhybrid.h $(DESTDIR)$(PREFIX)/include/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@PETSC_LIB_DIR@|$(PETSC_LIB_DIR)|g' -e 's|@VERSION@|$(shell awk '/define PETSCAIJHYBRID_VERSION_(MAJOR|MINOR|PATCH) /{printf "%s%s", sep, $$3; sep="."}' include/petscaijhybrid.h)|g' \
 	    share/petscaijhybrid.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/petscaijhybrid.pc
-	$(eval PYDIR := $(DESTDIR)$(PREFIX)/lib/python3/dist-packages/petsc_aijhybrid)
+	install -d $(DESTDIR)$(PREFIX)/share/petsc-aijhybrid/examples
+	install -m 644 examples/*.c $(DESTDIR)$(PREFIX)/share/petsc-aijhybrid/examples/
+	install -m 644 share/examples.mk $(DESTDIR)$(PREFIX)/share/petsc-aijhybrid/examples/makefile
+	$(eval PYDIR := $(DESTDIR)$(PYSITE)/petsc_aijhybrid)
 	install -d $(PYDIR)
 	install -m 644 python/petsc_aijhybrid/*.py $(PYDIR)/
 	echo 'LIBRARY = "$(PREFIX)/lib/libpetscaijhybrid.so"' > $(PYDIR)/_install.py
-	$(eval BENCHDIR := $(DESTDIR)$(PREFIX)/lib/python3/dist-packages/aijhybrid_bench)
+	$(eval BENCHDIR := $(DESTDIR)$(PYSITE)/aijhybrid_bench)
 	install -d $(BENCHDIR)/data $(BENCHDIR)/matrices
 	install -m 644 python/aijhybrid_bench/*.py $(BENCHDIR)/
 	install -m 644 share/bench/*.json share/bench/stream.c $(BENCHDIR)/data/
@@ -195,7 +201,7 @@ check-format:
 	cd $(TOP) && $(CLANG_FORMAT) --dry-run -Werror $(FORMAT_SRC)
 
 help:
-	@sed -n '1,12p' makefile
+	@sed -n '1,13p' makefile
 
 # ---- hardening (share/sanitizers/README.md): sanitizers, memory checker, race detector, fuzzing
 #   make test-asan        plugin, examples and C tests built with -fsanitize=address,undefined (build/asan), run at 1 and 2 ranks x 2 threads
@@ -233,14 +239,17 @@ fuzz: setup
 #   make records RECORDS="tests fuzz"   a selection (record names or groups: tests hardening fuzz harness bench)
 #   make records BENCH_SCALE=0.1        benchmarks scaled down: a trial under build/records/trial, never quoted
 #   make test-versions    PETSc 3.20 and 3.22 from PyPI's sources (built into /opt/petsc-<v> if missing), make test on each, recorded
+#   make manpages         the manual pages of docs/manual/ from the sources' manual-page comments
 #   make readme           the generated blocks of README.md and docs/ (options table, records) from the tables and records in the tree
 BENCH         ?= yes
 RECORDS       ?=
 RECORDS_ARGS  ?=
-.PHONY: records test-versions readme
+.PHONY: records test-versions readme manpages
 records: setup setup-hardening
 	cd $(TOP) && PYTHON=$(PYTHON) $(PYTHON) share/records/regenerate.py --bench $(BENCH) $(if $(RECORDS),--only $(RECORDS)) $(if $(BENCH_SCALE),--bench-scale $(BENCH_SCALE)) $(RECORDS_ARGS)
 test-versions: setup
 	cd $(TOP) && PYTHON=$(PYTHON) $(PYTHON) share/records/regenerate.py --only test-3.20 test-3.22 --allow-dirty $(RECORDS_ARGS)
+manpages:
+	cd $(TOP) && $(PYTHON) share/docs/manpages.py --write
 readme: unit
 	cd $(TOP) && $(PYTHON) share/docs/options.py --build $(BUILD) --write README.md && $(PYTHON) share/records/readme.py --write

@@ -64,6 +64,8 @@ M*/
 -  MAT_AIJHYBRID_PARTITION_OPTIMAL   - exact minimum-bottleneck contiguous partition
 
    Level: intermediate
+
+.seealso: `MatAIJHybridSetPartitionType()`, `MatAIJHybridGetPartitionType()`, `MatAIJHybridPartitionInfo`, `MATAIJHYBRID`
 E*/
 typedef enum {
   MAT_AIJHYBRID_PARTITION_ROWS,
@@ -82,6 +84,8 @@ PETSC_EXTERN const char *const MatAIJHybridPartitionTypes[];
 -  MAT_AIJHYBRID_MODE_TASK   - one parallel region: thread 0 drives the halo exchange while the other threads multiply the diagonal block; then all threads multiply the off-diagonal block
 
    Level: intermediate
+
+.seealso: `MatAIJHybridSetMode()`, `MatAIJHybridGetMode()`, `MatAIJHybridSetTaskShare()`, `MATAIJHYBRID`
 E*/
 typedef enum {
   MAT_AIJHYBRID_MODE_AUTO,
@@ -103,6 +107,8 @@ PETSC_EXTERN const char *const MatAIJHybridModes[];
 -  builds       - number of times the partitions were (re)built for this matrix
 
    Level: intermediate
+
+.seealso: `MatAIJHybridGetPartitionInfo()`, `MatAIJHybridSetPartitionType()`, `MATAIJHYBRID`
 S*/
 typedef struct {
   PetscInt                  nthreads;
@@ -343,6 +349,8 @@ PETSC_EXTERN const char *const MatAIJHybridFactorSolves[];
 -  time_serial   - median seconds of PETSc's serial `MatSolve()` in it
 
    Level: intermediate
+
+.seealso: `MatAIJHybridGetFactorInfo()`, `MatAIJHybridFactorSolve`, `MATAIJHYBRID`
 S*/
 typedef struct {
   PetscBool      threaded;

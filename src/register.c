@@ -15,6 +15,8 @@ static PetscBool MatAIJHybridPackageInitialized = PETSC_FALSE;
 /*@C
   MatAIJHybridFinalizePackage - Called by `PetscFinalize()`: forgets that the package was initialized
 
+  Not Collective
+
   Level: developer
 
 .seealso: `MatAIJHybridInitializePackage()`

@@ -1,6 +1,8 @@
-"""`make install PREFIX=...`: library, header, pkg-config file and Python package land in the
-prefix; pkg-config resolves the flags (Requires: PETSc >= 3.18); the installed Python package
-loads the installed library; a C program built with the pkg-config flags runs."""
+"""`make install PREFIX=...`: library, header, pkg-config file, examples and Python package land in
+the prefix; pkg-config resolves the flags (Requires: PETSc >= 3.18); the installed Python package
+loads the installed library; a C program built with the pkg-config flags runs; the installed
+examples build with their makefile (PETSc's variables, the installed library) and ex1 runs on the
+plugin's type."""
 import os
 import subprocess
 
@@ -19,7 +21,8 @@ def test_make_install(tmp_path):
     r = subprocess.run(["make", "-C", REPO, "install", "PREFIX=" + prefix, "BUILD=" + str(mpirun.BUILD)], capture_output=True, text=True, env=env, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
     for f in ("lib/libpetscaijhybrid.so", "include/petscaijhybrid.h", "lib/pkgconfig/petscaijhybrid.pc",
-              "lib/python3/dist-packages/petsc_aijhybrid/__init__.py", "lib/python3/dist-packages/aijhybrid_bench/__init__.py"):
+              "lib/python3/dist-packages/petsc_aijhybrid/__init__.py", "lib/python3/dist-packages/aijhybrid_bench/__init__.py",
+              "share/petsc-aijhybrid/examples/makefile", "share/petsc-aijhybrid/examples/ex1.c"):
         assert os.path.exists(os.path.join(prefix, f)), f
     # the bindings package holds the bindings only; the benchmark driver and generators are their own package
     assert sorted(os.listdir(os.path.join(prefix, "lib/python3/dist-packages/petsc_aijhybrid"))) == ["__init__.py", "_install.py", "_loader.py", "api.py", "vec.py"]
@@ -40,6 +43,14 @@ def test_make_install(tmp_path):
     assert cc.returncode == 0, cc.stderr
     run = mpirun.run([exe], ranks=1, threads=2)
     assert run.rc == 0 and "products match aij" in run.output, run.describe()
+
+    # the installed examples, built by their makefile against the installed library (what Spack's smoke test runs)
+    ex = os.path.join(prefix, "share/petsc-aijhybrid/examples")
+    petsc_dir = os.environ.get("PETSC_DIR") or "/usr/lib/petsc"
+    mk = subprocess.run(["make", "-C", ex, "ex1", "PETSC_DIR=" + petsc_dir, "PETSC_ARCH=" + (os.environ.get("PETSC_ARCH") or "")], capture_output=True, text=True, env=env, timeout=300)
+    assert mk.returncode == 0, mk.stdout + mk.stderr
+    run = mpirun.run([os.path.join(ex, "ex1"), "-n", "12", "-mat_type", "aijhybrid"], ranks=2, threads=2)
+    assert run.rc == 0 and "matrix type mpiaijhybrid, 2 rank(s) x 2 thread(s)" in run.output, run.describe()
 
     # the installed Python package loads the installed library
     env["PYTHONPATH"] = os.path.join(prefix, "lib/python3/dist-packages")

@@ -7,7 +7,8 @@ and ``A.setFromOptions()``) and ``-dm_mat_type aijhybrid`` work in the running p
 the PetscSF type ``nodeaware`` (``sf.setType('nodeaware')``, ``-sf_type nodeaware``).
 
 The shared library is found, in order, from the environment variable ``AIJHYBRID_LIB``, the path
-recorded by ``make install``, and the source tree's ``build/lib``.
+recorded by ``make install``, the package's own ``lib/`` (``pip install``), and the source tree's
+``build/lib`` (or ``$AIJHYBRID_BUILD/lib``).
 """
 
 from ._loader import library_path, load, petsc_version

@@ -20,6 +20,9 @@ def library_path():
     except ImportError:
         pass
     here = os.path.dirname(os.path.abspath(__file__))
+    packaged = os.path.join(here, "lib", "libpetscaijhybrid.so")  # pip install (setup.py)
+    if os.path.exists(packaged) and not os.environ.get("AIJHYBRID_BUILD"):
+        return packaged
     build = os.environ.get("AIJHYBRID_BUILD", os.path.join(here, "..", "..", "build"))
     return os.path.normpath(os.path.join(build, "lib", "libpetscaijhybrid.so"))
 
