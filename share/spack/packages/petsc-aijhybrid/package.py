@@ -50,6 +50,14 @@ class PetscAijhybrid(MakefilePackage):
             args.append("PYSITE={0}".format(join_path(self.prefix, self.spec["python"].package.purelib)))
         return args
 
+    def check(self):
+        """`spack install --test`: the pure C unit tests (partitioners, plan builder, kernels, level
+        schedules, orderings, SOR). The project's `make test` (pytest, petsc4py, PETSc's harness,
+        and an apt step for what is missing) is not run inside Spack."""
+        make("unit", *self._petsc_args())
+        for t in ("test_partition", "test_nodeplan", "test_veckernels", "test_levels", "test_cmrcm", "test_sor"):
+            Executable(join_path("build", "tests", t))()
+
     @property
     def libs(self):
         return find_libraries("libpetscaijhybrid", self.prefix.lib, shared=True, recursive=False)
