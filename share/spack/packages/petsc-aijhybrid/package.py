@@ -1,5 +1,5 @@
 # Spack recipe of petsc-aijhybrid, kept with its sources (docs/install.md, "Spack"). The repository
-# (share/spack/repo.yaml) uses Spack's package API v1, which Spack 0.2x and 1.x both read.
+# (share/spack/repo.yaml) uses Spack's package API v1 (the format before Spack 1.0, which 1.x still reads).
 #
 #   spack repo add share/spack
 #   spack dev-build -d . petsc-aijhybrid@main +python      # from a checkout (or spack develop)
