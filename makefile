@@ -1,6 +1,6 @@
 # petsc-aijhybrid: build, test, run and install.
 #
-#   make run           install what is missing, build, run the main job
+#   make run           install what is missing, build, compare aij and aijhybrid here (about two minutes; RUN_ARGS=...)
 #   make bench         the benchmark suite (CONFIG=full|quick|smoke|<file>, BENCH_OUT=dir, BENCH_ARGS=...)
 #   make test          install what is missing, build, run every test (pytest under mpiexec)
 #   make test-flavours the same builds and a test subset against PETSc complex / 64-bit / debug
@@ -138,9 +138,9 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/unitcheck.h $(LIBNAME) include/petsc
 setup:
 	@bash $(TOP)/share/setup.sh
 
+# the time make run prints starts after the installs (share/setup.sh): the build and the job
 run: setup
-	@$(MAKE) --no-print-directory -C $(TOP) all
-	@$(PYTHON) $(TOP)/share/run.py $(BUILD) $(RUN_ARGS)
+	@t0=$$(date +%s); $(MAKE) --no-print-directory -C $(TOP) lib && $(PYTHON) $(TOP)/share/run.py $(BUILD) --started $$t0 $(RUN_ARGS)
 
 CONFIG    ?= full
 BENCH_OUT ?= $(BUILD)/bench

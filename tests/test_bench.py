@@ -255,7 +255,7 @@ def test_driver_refuses_too_many_cores(tmp_path):
 
 def test_config_expansion():
     C = bench_module("config")
-    for name in ("quick", "full", "smoke", "cluster-fig2", "cluster-fig3"):
+    for name in ("run", "quick", "full", "smoke", "cluster-fig2", "cluster-fig3"):
         cfg = C.load(name)
         vs = C.expand_variants(cfg)
         assert vs[0]["label"] == cfg["baseline"] == "aij"
@@ -264,6 +264,25 @@ def test_config_expansion():
     hyb = [v for v in full if v["type"] == "aijhybrid"]
     assert len(hyb) == 9 and all(v["threaded"] for v in hyb)  # 2 modes x 4 partitions, first touch
     assert {v["label"] for v in full} >= {"aij", "sell", "aijperm", "hypre", "aijhybrid:task:optimal"}
+
+
+def test_solve_combinations():
+    """which (variant, vector type) pairs the whole solves run: make run's config solves aij on
+    standard vectors and aijhybrid on hybrid ones only (vectors_by_type); the default solves
+    aijhybrid with both; equivalents are solved through the variant measured."""
+    C, S = bench_module("config"), bench_module("solves")
+
+    class V:
+        def __init__(self, label, typ):
+            self.label, self.spec = label, {"type": typ}
+
+    vs = [V("aij", "aij"), V("aijhybrid", "aijhybrid"), V("sell", "sell")]
+    run = C.load("run")["solves"]
+    assert [(v.label, vt) for v, vt, _ in S.combinations(vs, run)] == [("aij", "standard"), ("aijhybrid", "hybrid")]
+    default = dict(C.DEFAULTS["solves"], variants=None)
+    assert [(v.label, vt) for v, vt, _ in S.combinations(vs, default)] == [("aij", "standard"), ("aijhybrid", "standard"), ("aijhybrid", "hybrid"), ("sell", "standard")]
+    eq = S.combinations([V("aijhybrid:vector:rows", "aijhybrid")], dict(default, variants=["aijhybrid:task:rows"]), {"aijhybrid:vector:rows": ["aijhybrid:task:rows"]})
+    assert [(v.label, vt, label) for v, vt, label in eq] == [("aijhybrid:vector:rows", "standard", "aijhybrid:task:rows"), ("aijhybrid:vector:rows", "hybrid", "aijhybrid:task:rows")]
 
 
 def test_option_pairs():

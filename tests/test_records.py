@@ -78,6 +78,7 @@ def samples():
 def test_samples_cover_every_renderer():
     names = set(samples())
     need = {"test-default", "hardening-asan", "fuzz-default", "harness-default", "harness-sf"} | {"bench-" + k[len("bench-"):] for k in readme.RENDERERS if k.startswith("bench-")}
+    need.add("bench-" + readme.RUN_CONFIG)  # the summary block's record
     assert need <= names, sorted(need - names)
 
 

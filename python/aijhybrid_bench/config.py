@@ -40,9 +40,10 @@ DEFAULTS = {
     # through that one); "max_rows": skip larger matrices
     "solve": {"enabled": True, "ksp": "cg", "pc": "jacobi", "rtol": 1e-8, "max_it": 20000, "matrices": None, "variants": None, "max_rows": None},
     # whole solves (bench/solves.py): methods (label, ksp, pc, options) x (variant, vector type) combinations,
-    # set up once, solved `rounds` times alternating; PETSc's event times per solve; None: DEFAULT_METHODS
-    "solves": {"enabled": False, "methods": None, "vectors": ["standard", "hybrid"], "rounds": 3, "rtol": 1e-8, "max_it": 5000,
-               "matrices": None, "variants": None},
+    # set up once, solved `rounds` times alternating; PETSc's event times per solve; None: DEFAULT_METHODS;
+    # vectors_by_type: {matrix type: [vector types]} in place of "vectors" for that type
+    "solves": {"enabled": False, "methods": None, "vectors": ["standard", "hybrid"], "vectors_by_type": None, "rounds": 3, "rtol": 1e-8,
+               "max_it": 5000, "matrices": None, "variants": None},
     # vector operations on `length`-entry vectors, standard and hybrid, once per layout job; ops: None for all of VEC_OPS
     "vecops": {"enabled": False, "length": 1000000, "ops": None, "rounds": 5, "batch_seconds": 0.02, "threshold": None},
     "thread_times": True,  # record the measured per-thread times (petsc_aijhybrid.get_thread_times)

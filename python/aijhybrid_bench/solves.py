@@ -75,6 +75,26 @@ class _Combo:
         self.rec = {"variant": variant.label, "type": variant.spec["type"], "vectors": vec_type, "status": "ok", "solves": []}
 
 
+def combinations(variants, cfg, equivalents=None):
+    """[(variant, vector type, label recorded)]: the (variant, vector type) pairs the solves run. A
+    variant is solved if it, or a variant measured as running its code (equivalents), is listed in
+    cfg["variants"] (all when None); vector types from cfg["vectors"], or per matrix type from
+    cfg["vectors_by_type"] ({type: [vector types]}; make run: aij with standard vectors, aijhybrid with
+    the hybrid ones of its MatCreateVecs); hybrid vectors only with aijhybrid matrices unless
+    cfg["hybrid_vectors_with_any_matrix"]."""
+    out = []
+    for v in variants:
+        labels = [v.label] + list((equivalents or {}).get(v.label, []))
+        wanted = [l for l in labels if l in cfg["variants"]] if cfg.get("variants") else [v.label]
+        if not wanted:
+            continue
+        for vt in (cfg.get("vectors_by_type") or {}).get(v.spec["type"], cfg.get("vectors", ["standard", "hybrid"])):
+            if vt == "hybrid" and "aijhybrid" not in v.spec["type"] and not cfg.get("hybrid_vectors_with_any_matrix"):
+                continue
+            out.append((v, vt, wanted[0]))
+    return out
+
+
 def measure_solves(PETSc, MPI, ph, comm, variants, b_ref, cfg, log, equivalents=None):
     """Per method, the solve records of every (variant, vector type) combination; see the module doc.
     equivalents: label of a timed variant -> the labels of the variants measured as running its code
@@ -82,18 +102,11 @@ def measure_solves(PETSc, MPI, ph, comm, variants, b_ref, cfg, log, equivalents=
     out = []
     for mi, method in enumerate(cfg.get("methods") or DEFAULT_METHODS):
         combos = []
-        for v in variants:
-            labels = [v.label] + list((equivalents or {}).get(v.label, []))
-            wanted = [l for l in labels if l in cfg["variants"]] if cfg.get("variants") else [v.label]
-            if not wanted:
-                continue
-            for vt in cfg.get("vectors", ["standard", "hybrid"]):
-                if vt == "hybrid" and "aijhybrid" not in v.spec["type"] and not cfg.get("hybrid_vectors_with_any_matrix"):
-                    continue
-                c = _Combo(v, vt)
-                if wanted[0] != v.label:
-                    c.rec["variant"], c.rec["measured_as"] = wanted[0], v.label
-                combos.append(c)
+        for v, vt, label in combinations(variants, cfg, equivalents):
+            c = _Combo(v, vt)
+            if label != v.label:
+                c.rec["variant"], c.rec["measured_as"] = label, v.label
+            combos.append(c)
         mrec = {"method": method["label"], "ksp": method["ksp"], "pc": method["pc"], "options": method.get("options", ""), "combos": []}
         for ci, c in enumerate(combos):
             try:

@@ -17,7 +17,7 @@ Groups and records (names are stable; the PETSc version is in each record):
   harness    harness-default (PETSc's harness: KSP tutorials and tests, SNES tutorials, Mat tests,
              with and without the plugin), harness-sf (PETSc's SF and VecScatter tests and its KSP and
              SNES tutorials with -sf_type nodeaware against basic: make test-harness-sf)
-  bench      bench-<config> for quick claims full rowcost taskshare nodeaware (share/results/bench/<config>.json:
+  bench      bench-<config> for run quick claims full rowcost taskshare nodeaware (share/results/bench/<config>.json:
              the driver's record with a meta block), bench-precond (share/bench/precond.py: the
              preconditioners, share/results/bench/precond.json); --bench no skips them, --bench-scale S < 1
              makes a scaled-down trial (written under build/records/trial, never quotable)
@@ -51,7 +51,7 @@ LOGS = ROOT / "build" / "records" / "logs"
 LATEST = os.environ.get("PETSC_LATEST", "/opt/petsc-latest")
 VERSIONS = ("3.20", "3.22")
 FLAVOURS = ("complex", "int64", "int64-complex", "debug")
-BENCH_CONFIGS = ("quick", "claims", "full", "rowcost", "taskshare", "nodeaware")
+BENCH_CONFIGS = ("run", "quick", "claims", "full", "rowcost", "taskshare", "nodeaware")
 OVERSUBSCRIBED = ("taskshare", "nodeaware")  # run with --oversubscribe when the machine has fewer cores (correctness of the mechanism, message counts)
 FUZZ_EXAMPLES = int(os.environ.get("FUZZ_RECORD_EXAMPLES", "2000"))
 FUZZ_SEED = 20261123
