@@ -214,7 +214,7 @@ static inline void AIJHybridILUNumericRow(PetscInt i, const PetscInt *PETSC_REST
   const PetscInt    *Lj = bj + bi[i], *Uj = bj + bdiag[i + 1] + 1, *ajr = aj + ai[ar];
   const PetscScalar *v  = aa + ai[ar];
   PetscScalar       *La = ba + bi[i], *Ua = ba + bdiag[i + 1] + 1, pv;
-  PetscReal          rs = 0.0;
+  PetscReal          rs    = 0.0;
   PetscLogDouble     flops = 0;
 
   for (PetscInt j = 0; j < nzL; j++) rtmp[Lj[j]] = 0.0;
@@ -246,9 +246,9 @@ static inline void AIJHybridILUNumericRow(PetscInt i, const PetscInt *PETSC_REST
     Ua[j] = rtmp[Uj[j]];
     rs += PetscAbsScalar(Ua[j]);
   }
-  pv             = AIJHybridPivotCheck(rule, i, rtmp[i], rs, st);
-  ba[bdiag[i]]   = 1.0 / pv;
-  st->flops     += flops;
+  pv           = AIJHybridPivotCheck(rule, i, rtmp[i], rs, st);
+  ba[bdiag[i]] = 1.0 / pv;
+  st->flops += flops;
 }
 
 /* rows order[ks .. ke) of MatLUFactorNumeric_SeqAIJ() */
@@ -304,8 +304,8 @@ static inline void AIJHybridILUNumericNode(PetscInt s, PetscInt m, PetscInt n, c
       const PetscScalar *pv   = ba + bdiag[row + 1] + 1;
 
       for (PetscInt p = 0; p < m; p++) {
-        mul[p]      = rt[p][row] * dinv;
-        rt[p][row]  = mul[p];
+        mul[p]     = rt[p][row] * dinv;
+        rt[p][row] = mul[p];
       }
       for (PetscInt j = 0; j < nz; j++)
         for (PetscInt p = 0; p < m; p++) rt[p][pj[j]] -= mul[p] * pv[j];
@@ -316,8 +316,8 @@ static inline void AIJHybridILUNumericNode(PetscInt s, PetscInt m, PetscInt n, c
     const PetscInt     i = s + p, nl = bi[i + 1] - bi[i], nu = bdiag[i] - bdiag[i + 1] - 1;
     const PetscInt    *li = bj + bi[i], *ui = bj + bdiag[i + 1] + 1;
     PetscScalar       *la = ba + bi[i], *ua = ba + bdiag[i + 1] + 1, pv;
-    const PetscScalar *r  = rt[p];
-    PetscReal          rs = 0.0;
+    const PetscScalar *r   = rt[p];
+    PetscReal          rs  = 0.0;
     PetscBool          any = PETSC_FALSE;
 
     for (PetscInt j = 0; j < nl; j++) {
@@ -337,7 +337,7 @@ static inline void AIJHybridILUNumericNode(PetscInt s, PetscInt m, PetscInt n, c
       const PetscScalar dinv = ba[bdiag[i]];
 
       for (PetscInt q = p + 1; q < m; q++) {
-        mul[q]    = rt[q][i] * dinv;
+        mul[q]   = rt[q][i] * dinv;
         rt[q][i] = mul[q];
       }
       for (PetscInt j = 0; j < nu; j++) {

@@ -65,18 +65,18 @@ typedef struct {
 typedef struct {
   AIJHybridChoiceRule  rule;
   AIJHybridChoiceState state;
-  PetscInt             in_force;                        /* 0: A, 1: B (what runs when not timed) */
-  PetscInt             npairs;                          /* counted pairs so far */
-  PetscInt             half;                            /* samples of the pair under way (0 or 1) */
-  PetscInt             warm;                            /* warm-up pairs still to run */
-  double               a[AIJHYBRID_CHOICE_MAXPAIRS];    /* seconds of A in the counted pairs */
-  double               b[AIJHYBRID_CHOICE_MAXPAIRS];    /* seconds of B */
-  double               pending;                         /* the first sample of the pair under way */
-  PetscInt             trial;                           /* trials completed */
-  PetscInt             waited;                          /* uses of the default since the last "cannot tell" */
-  PetscInt             uses;                            /* uses so far (AIJHybridChoiceNext() calls) */
-  PetscInt             decided_at;                      /* the use that completed the last trial (-1: none yet) */
-  PetscInt             wins_a, wins_b, needed;          /* the last test: wins of each among its pairs, and the wins needed */
+  PetscInt             in_force;                         /* 0: A, 1: B (what runs when not timed) */
+  PetscInt             npairs;                           /* counted pairs so far */
+  PetscInt             half;                             /* samples of the pair under way (0 or 1) */
+  PetscInt             warm;                             /* warm-up pairs still to run */
+  double               a[AIJHYBRID_CHOICE_MAXPAIRS];     /* seconds of A in the counted pairs */
+  double               b[AIJHYBRID_CHOICE_MAXPAIRS];     /* seconds of B */
+  double               pending;                          /* the first sample of the pair under way */
+  PetscInt             trial;                            /* trials completed */
+  PetscInt             waited;                           /* uses of the default since the last "cannot tell" */
+  PetscInt             uses;                             /* uses so far (AIJHybridChoiceNext() calls) */
+  PetscInt             decided_at;                       /* the use that completed the last trial (-1: none yet) */
+  PetscInt             wins_a, wins_b, needed;           /* the last test: wins of each among its pairs, and the wins needed */
   double               median_a, median_b, median_ratio; /* the last test's pairs: medians of a, b and of b/a */
 } AIJHybridChoice;
 

@@ -52,7 +52,7 @@ static void TestCritical(void)
     for (PetscInt q = 0; q < 6; q++) {
       const PetscReal alpha = (PetscReal)(0.001 * pow(3.0, (double)q));
       const PetscInt  c     = AIJHybridChoiceCritical(n, alpha);
-      long double     tail  = 0, prev = 0;
+      long double     tail = 0, prev = 0;
 
       /* P(X >= c) <= alpha < P(X >= c - 1), summed directly */
       for (PetscInt j = 0; j <= n; j++) {
@@ -102,7 +102,8 @@ static void TestScripted(void)
     if (timed) AIJHybridChoiceAdd(&c, w, (w == 1) == odd ? 1.0 : 1.5);
     else CHECK(w == 0, "the default not in force outside a trial after a tie (use %d)", (int)u);
   }
-  CHECK(c.state == AIJHYBRID_CHOICE_CANNOT_TELL && c.trial == 3 && c.npairs == 30 && c.in_force == 0, "noisy tie: state %s after %d trials (%d pairs), %s in force", AIJHybridChoiceStateName(c.state), (int)c.trial, (int)c.npairs, c.in_force ? "B" : "A");
+  CHECK(c.state == AIJHYBRID_CHOICE_CANNOT_TELL && c.trial == 3 && c.npairs == 30 && c.in_force == 0, "noisy tie: state %s after %d trials (%d pairs), %s in force", AIJHybridChoiceStateName(c.state), (int)c.trial, (int)c.npairs,
+        c.in_force ? "B" : "A");
   CHECK(c.wins_a == 5 && c.wins_b == 5 && c.needed == 9, "noisy tie: wins %d and %d of 10, %d needed", (int)c.wins_a, (int)c.wins_b, (int)c.needed);
 
   /* clear differences decide in the first trial */
@@ -159,8 +160,8 @@ static AIJHybridChoiceState Simulate(const AIJHybridChoiceRule *rule, double ta,
 
 static void TestSimulated(void)
 {
-  const PetscInt            N    = 3000;
-  const AIJHybridChoiceRule r5   = {5, 1, 0, 0, 0.05, 0.05}; /* the numeric factorization's kind: one trial of 5 pairs */
+  const PetscInt            N     = 3000;
+  const AIJHybridChoiceRule r5    = {5, 1, 0, 0, 0.05, 0.05}; /* the numeric factorization's kind: one trial of 5 pairs */
   const double              slack = 3 * sqrt(0.05 * 0.95 / N);
 
   rng_state = 31415;
@@ -183,7 +184,8 @@ static void TestSimulated(void)
     CHECK((double)ca / N <= rule->alpha + slack && (double)cb / N <= rule->alpha + slack, "noise %g, %d pairs: equal alternatives chosen %d (A) and %d (B) times of %d", s, (int)rule->pairs, (int)ca, (int)cb, (int)N);
     CHECK((double)slow / N <= rule->alpha + slack, "noise %g, %d pairs: the slower default chosen %d times of %d", s, (int)rule->pairs, (int)slow, (int)N);
     CHECK(found >= 0.99 * N && wrong == 0, "30%% faster B within 10%% noise, %d pairs: found %d times of %d, the wrong way %d times", (int)rule->pairs, (int)found, (int)N, (int)wrong);
-    printf("rule %d pairs x %d trials, noise %g: equal alternatives chosen %.4f (A) %.4f (B); slower default %.4f; 30%% difference found %.4f\n", (int)rule->pairs, (int)rule->trials, s, (double)ca / N, (double)cb / N, (double)slow / N, (double)found / N);
+    printf("rule %d pairs x %d trials, noise %g: equal alternatives chosen %.4f (A) %.4f (B); slower default %.4f; 30%% difference found %.4f\n", (int)rule->pairs, (int)rule->trials, s, (double)ca / N, (double)cb / N, (double)slow / N,
+           (double)found / N);
   }
 }
 

@@ -380,10 +380,10 @@ static void RefILU(const CSR *A, const PetscInt *r, const PetscInt *ic, Fac *f, 
   do {
     sctx->newshift = PETSC_FALSE;
     for (PetscInt i = 0; i < n; i++) {
-      const PetscInt ri = r ? r[i] : i;
-      PetscInt       nz, nzL, row;
+      const PetscInt  ri = r ? r[i] : i;
+      PetscInt        nz, nzL, row;
       const PetscInt *bjtmp;
-      PetscReal      rs;
+      PetscReal       rs;
 
       nz    = bi[i + 1] - bi[i];
       bjtmp = bj + bi[i];
@@ -400,12 +400,12 @@ static void RefILU(const CSR *A, const PetscInt *r, const PetscInt *ic, Fac *f, 
       for (PetscInt k = 0; k < nzL; k++) {
         PetscScalar *pc = rtmp + row;
         if (*pc != 0.0) {
-          PetscScalar       *pv         = ba + bdiag[row];
-          PetscScalar        multiplier = *pc * (*pv);
-          const PetscInt    *pj         = bj + bdiag[row + 1] + 1;
-          *pc                           = multiplier;
-          pv                            = ba + bdiag[row + 1] + 1;
-          nz                            = bdiag[row] - bdiag[row + 1] - 1;
+          PetscScalar    *pv         = ba + bdiag[row];
+          PetscScalar     multiplier = *pc * (*pv);
+          const PetscInt *pj         = bj + bdiag[row + 1] + 1;
+          *pc                        = multiplier;
+          pv                         = ba + bdiag[row + 1] + 1;
+          nz                         = bdiag[row] - bdiag[row + 1] - 1;
           for (PetscInt j = 0; j < nz; j++) rtmp[pj[j]] -= multiplier * pv[j];
           out->flops += 1 + 2.0 * nz;
         }
@@ -463,11 +463,11 @@ static void RefILUInode(const CSR *A, const PetscInt *r, const PetscInt *ic, Fac
   do {
     sctx->newshift = PETSC_FALSE;
     for (PetscInt inod = 0, i = 0; inod < node_max; inod++) {
-      const PetscInt   m = tmp_vec2[inod], a0 = r ? r[i] : i, nz0 = A->ai[a0 + 1] - A->ai[a0];
-      const PetscInt  *ajtmp = A->aj + A->ai[a0];
+      const PetscInt     m = tmp_vec2[inod], a0 = r ? r[i] : i, nz0 = A->ai[a0 + 1] - A->ai[a0];
+      const PetscInt    *ajtmp = A->aj + A->ai[a0];
       const PetscScalar *v[4];
-      PetscScalar      mul[4];
-      PetscInt         nz;
+      PetscScalar        mul[4];
+      PetscInt           nz;
 
       for (PetscInt p = 0; p < m; p++) v[p] = A->aa + A->ai[r ? (old ? r[i] + p : r[i + p]) : i + p];
       for (PetscInt q = bi[i]; q < bi[i + 1]; q++)
@@ -478,14 +478,14 @@ static void RefILUInode(const CSR *A, const PetscInt *r, const PetscInt *ic, Fac
         for (PetscInt p = 0; p < m; p++) rt[p][ic ? ic[ajtmp[jj]] : ajtmp[jj]] = v[p][jj];
       for (PetscInt p = 0; p < m; p++) rt[p][i + p] += sctx->shift_amount;
       for (PetscInt k = bi[i]; k < bi[i + 1]; k++) {
-        const PetscInt prow = bj[k];
+        const PetscInt prow    = bj[k];
         PetscBool      nonzero = PETSC_FALSE;
         for (PetscInt p = 0; p < m; p++) nonzero = (PetscBool)(nonzero || rt[p][prow] != 0.0);
         if (nonzero) {
           const PetscScalar *pv = ba + bdiag[prow + 1] + 1;
           const PetscInt    *pj = bj + bdiag[prow + 1] + 1;
           for (PetscInt p = 0; p < m; p++) {
-            mul[p]       = rt[p][prow] * ba[bdiag[prow]];
+            mul[p]      = rt[p][prow] * ba[bdiag[prow]];
             rt[p][prow] = mul[p];
           }
           nz = bdiag[prow] - bdiag[prow + 1] - 1;
@@ -495,8 +495,8 @@ static void RefILUInode(const CSR *A, const PetscInt *r, const PetscInt *ic, Fac
         }
       }
       for (PetscInt p = 0; p < m && !sctx->newshift; p++) {
-        const PetscInt ii = i + p;
-        PetscReal      rs = 0.0;
+        const PetscInt ii      = i + p;
+        PetscReal      rs      = 0.0;
         PetscBool      nonzero = PETSC_FALSE;
 
         for (PetscInt q = bi[ii]; q < bi[ii + 1]; q++) {
@@ -516,7 +516,7 @@ static void RefILUInode(const CSR *A, const PetscInt *r, const PetscInt *ic, Fac
         if (p < m - 1 && nonzero) {
           nz = bdiag[ii] - bdiag[ii + 1] - 1;
           for (PetscInt q = p + 1; q < m; q++) {
-            mul[q]     = rt[q][ii] * ba[bdiag[ii]];
+            mul[q]    = rt[q][ii] * ba[bdiag[ii]];
             rt[q][ii] = mul[q];
           }
           for (PetscInt jj = 0; jj < nz; jj++) {
@@ -693,13 +693,15 @@ static void Compare(const char *what, PetscInt trial, PetscInt T, const Info *in
   CHECK(full, "%s trial %d: OpenMP gave fewer than %d threads", what, (int)trial, (int)T);
   CHECK(Same(ref->ba, got->ba, ref->nz), "%s trial %d T %d shift %s: factor values differ from PETSc's routine", what, (int)trial, (int)T, shiftname[info->shifttype]);
   if (info->shifttype == AIJHYBRID_SHIFT_INBLOCKS) CHECK(st->ninblocks == sctx->nshift, "%s trial %d T %d: %d inblocks shifts, PETSc %d", what, (int)trial, (int)T, (int)st->ninblocks, (int)sctx->nshift);
-  else CHECK(sh->nshift == sctx->nshift && sh->shift_amount == sctx->shift_amount, "%s trial %d T %d shift %s: %d shifts (amount %g), PETSc %d (%g)", what, (int)trial, (int)T, shiftname[info->shifttype], (int)sh->nshift, (double)sh->shift_amount, (int)sctx->nshift, (double)sctx->shift_amount);
+  else
+    CHECK(sh->nshift == sctx->nshift && sh->shift_amount == sctx->shift_amount, "%s trial %d T %d shift %s: %d shifts (amount %g), PETSc %d (%g)", what, (int)trial, (int)T, shiftname[info->shifttype], (int)sh->nshift, (double)sh->shift_amount,
+          (int)sctx->nshift, (double)sctx->shift_amount);
   CHECK(st->nzero == out->nzero, "%s trial %d T %d: %d zero pivots, PETSc %d", what, (int)trial, (int)T, (int)st->nzero, (int)out->nzero);
   if (st->nzero && out->nzero) {
     const PetscInt f = icc_ui ? AIJHybridICCPivotRow(ref->n, icc_ui, icc_uj, st->zfirst) : st->zfirst, l = icc_ui ? AIJHybridICCPivotRow(ref->n, icc_ui, icc_uj, st->zlast) : st->zlast;
 
-    CHECK(f == out->firstrow && l == out->lastrow && st->vfirst == out->firstval && st->vlast == out->lastval, "%s trial %d T %d: zero pivots first %d (%g) last %d (%g), PETSc %d (%g) and %d (%g)", what, (int)trial, (int)T, (int)f, (double)st->vfirst, (int)l,
-          (double)st->vlast, (int)out->firstrow, (double)out->firstval, (int)out->lastrow, (double)out->lastval);
+    CHECK(f == out->firstrow && l == out->lastrow && st->vfirst == out->firstval && st->vlast == out->lastval, "%s trial %d T %d: zero pivots first %d (%g) last %d (%g), PETSc %d (%g) and %d (%g)", what, (int)trial, (int)T, (int)f,
+          (double)st->vfirst, (int)l, (double)st->vlast, (int)out->firstrow, (double)out->firstval, (int)out->lastrow, (double)out->lastval);
   }
   if (!sctx->nshift) CHECK(st->flops == out->flops, "%s trial %d T %d: %g flops, PETSc logs %g", what, (int)trial, (int)T, (double)st->flops, (double)out->flops);
 }
@@ -760,8 +762,10 @@ static void TestILU(void)
     RefILU(&A, r, ic, &ref, &info, &sctx, &out);
     PetscCallVoid(PetscMalloc1(MAXT * (n + 1), &work));
     for (PetscInt T = 1; T <= MAXT; T++) {
-      AIJHybridLevels      lv;
-      Job                  job = {JOB_ILU, &A, r, ic, NULL, NULL, NULL, NULL, &got, NULL, {0, 0, 0, 0}};
+      AIJHybridLevels lv;
+      Job             job = {
+        JOB_ILU, &A, r, ic, NULL, NULL, NULL, NULL, &got, NULL, {0, 0, 0, 0}
+      };
       AIJHybridShift       sh;
       AIJHybridPivotStatus st;
       PetscBool            full;
@@ -848,8 +852,10 @@ static void TestILUInode(void)
     RefILUInode(&A, r, ic, &ref, &info, old, &sctx, &out);
     PetscCallVoid(PetscMalloc1(MAXT * 4 * (n + 1), &work));
     for (PetscInt T = 1; T <= MAXT; T++) {
-      AIJHybridLevels      lv;
-      Job                  job = {JOB_INODE, &A, arow, ic, nstart, NULL, NULL, NULL, &got, NULL, {0, 0, 0, 0}};
+      AIJHybridLevels lv;
+      Job             job = {
+        JOB_INODE, &A, arow, ic, nstart, NULL, NULL, NULL, &got, NULL, {0, 0, 0, 0}
+      };
       AIJHybridShift       sh;
       AIJHybridPivotStatus st;
       PetscBool            full, valid;
@@ -930,8 +936,10 @@ static void TestICC(void)
     RefICC(&A, rip, riip, &ref, &info, &sctx, &out);
     PetscCallVoid(PetscMalloc2(MAXT * (n + 1), &work, ref.nz + 1, &raw));
     for (PetscInt T = 1; T <= MAXT; T++) {
-      AIJHybridLevels      lv;
-      Job                  job = {JOB_ICC, &A, rip, riip, NULL, cptr, crow, cpos, &got, raw, {0, 0, 0, 0}};
+      AIJHybridLevels lv;
+      Job             job = {
+        JOB_ICC, &A, rip, riip, NULL, cptr, crow, cpos, &got, raw, {0, 0, 0, 0}
+      };
       AIJHybridShift       sh;
       AIJHybridPivotStatus st;
       PetscBool            full;
