@@ -64,7 +64,9 @@ HDR := $(wildcard include/*.h src/*.h src/*/*.h src/*/*.inc)
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/ex*.c))
 # pure unit tests built from their sources (no plugin library): tests/unit/<name>.c
 PURE_UNIT := test_partition test_nodeplan test_veckernels test_levels test_cmrcm test_sor test_numeric test_choice
-UNIT     := $(patsubst %,$(BUILD)/tests/%,$(PURE_UNIT)) $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(filter-out $(patsubst %,tests/unit/%.c,$(PURE_UNIT)),$(wildcard tests/unit/*.c)))
+# C tests built against PETSc alone (not linked with the plugin; they load it with -dll_append when asked)
+PETSC_UNIT := native_probe
+UNIT     := $(patsubst %,$(BUILD)/tests/%,$(PURE_UNIT) $(PETSC_UNIT)) $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(filter-out $(patsubst %,tests/unit/%.c,$(PURE_UNIT) $(PETSC_UNIT)),$(wildcard tests/unit/*.c)))
 
 .PHONY: all lib examples unit check-petsc setup run bench test test-flavours test-harness test-harness-sf install clean help format check-format
 all: lib examples unit
@@ -130,6 +132,10 @@ $(BUILD)/tests/test_sor: tests/unit/test_sor.c tests/unit/unitcheck.h src/kernel
 	@mkdir -p $(dir $@)
 	@echo "  CC   tests/unit/test_sor.c"
 	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) tests/unit/test_sor.c -o $@ $(LIBPETSC) $(OPENMP)
+$(BUILD)/tests/native_probe: tests/unit/native_probe.c
+	@mkdir -p $(dir $@)
+	@echo "  CC   tests/unit/native_probe.c"
+	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) $< -o $@ $(LIBPETSC) -ldl
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/unitcheck.h $(LIBNAME) include/petscaijhybrid.h
 	@mkdir -p $(dir $@)
 	@echo "  CC   $<"

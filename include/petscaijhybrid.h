@@ -307,6 +307,29 @@ PETSC_EXTERN PetscErrorCode VecHybridGetStandard(PetscBool *);
 M*/
 #define MATORDERINGCMRCM "cmrcm"
 
+/*MC
+   MATSOLVERAIJHYBRID - "aijhybrid" - the package's ILU, ICC, LU and Cholesky factorizations of
+   `MATSEQAIJHYBRID` matrices: PETSc's own (`MATSOLVERPETSC`) with threaded triangular solves for ILU/ICC
+
+   Options Database Key:
+.  -pc_factor_mat_solver_type aijhybrid - asks for them by name
+
+   Level: intermediate
+
+   Notes:
+   They are registered for `MATSEQAIJHYBRID` only, under this name and under `MATSOLVERPETSC`; nothing
+   of PETSc's factorizations of its own types changes when the package is loaded. A `MATSEQAIJHYBRID`
+   matrix gets them by default (`MatGetFactor()` with no solver type prefers the handler registered
+   for the exact matrix type), and so do the diagonal blocks (`PCBJACOBI`) and sub-matrices (`PCASM`) of
+   `MATMPIAIJHYBRID` matrices, which are `MATSEQAIJHYBRID`. Naming `petsc` explicitly
+   (`-pc_factor_mat_solver_type petsc`) gives PETSc's `MATSEQAIJ` factorization with its serial solves,
+   since `MatSolverTypeGet()` then takes the first handler of that package whose type is a prefix
+   of the matrix's (`seqaij`, registered first).
+
+.seealso: `MatAIJHybridGetFactorInfo()`, `MatAIJHybridFactorSolve`, `MATSEQAIJHYBRID`, `MatGetFactor()`
+M*/
+#define MATSOLVERAIJHYBRID "aijhybrid"
+
 /*E
    MatAIJHybridFactorSolve - how the triangular solves of an ILU/ICC factor of a `MATAIJHYBRID` matrix run with threads
 

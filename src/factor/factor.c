@@ -1,16 +1,19 @@
 /*
-   Threaded triangular solves for PETSc's ILU(k) and ICC(k) factors of aijhybrid matrices.
+   Threaded triangular solves for PETSc's ILU(k) and ICC(k) factors of seqaijhybrid matrices.
 
-   How a factor gets them, with no new option: PETSc looks factorizations up by solver type and
-   matrix type prefix (MatSolverTypeGet()): "petsc" with "seqaij" serves seqaij, seqaijhybrid, and
-   the diagonal block of an mpiaijhybrid matrix (a plain seqaij matrix, which PCBJACOBI factors on
-   each rank), with an explicit -pc_factor_mat_solver_type petsc or without. The package replaces
-   that entry for ILU and ICC by MatGetFactor_AIJHybrid(), which calls PETSc's and, for an
-   aijhybrid matrix or block (src/mat/block.h), chains to the factor's operations:
+   How a factor gets them, with no new option: the package registers its factorizations for its
+   own type only, MATSEQAIJHYBRID, under MATSOLVERPETSC and MATSOLVERAIJHYBRID (PETSc's entries for
+   its own types are left alone). MatGetFactor() without a solver type prefers the handler of the
+   exact matrix type, so a seqaijhybrid matrix gets them by default, and so do the diagonal blocks
+   (PCBJACOBI) and the sub-matrices (PCASM) of mpiaijhybrid matrices, which are seqaijhybrid
+   (src/mat/block.c, src/mat/aijhybrid.c). FactorCreate() calls PETSc's seqaij factorization, found
+   with MatSolverTypeGet(), and chains to the factor's operations:
 
-     MatGetFactor          PETSc's factor (seqaij for ILU, seqsbaij for ICC), then our symbolic op
-     symbolic (ILU/ICC)    PETSc's, then our numeric op; remembers the permutations
-     numeric               PETSc's (so the factor's values are PETSc's), then our solves in place
+     MatGetFactor          PETSc's factor (seqaij for ILU/LU, seqsbaij for ICC/Cholesky), then our symbolic op
+     symbolic              PETSc's, then (all) the matrix's composed functions taken off the factor
+                           (PETSc copies them into it) and (ILU/ICC) our numeric op; remembers the
+                           permutations
+     numeric (ILU/ICC)     PETSc's (so the factor's values are PETSc's), then our solves in place
                            of the ones PETSc just installed, with the thread count of the matrix
                            being factored; the level schedules are built once per symbolic
                            factorization (nonzero pattern) and thread count
@@ -28,7 +31,7 @@
 #include "../compat.h"
 #include <petscaijhybrid.h>
 #include <petsc/private/matimpl.h>
-#include "../mat/block.h"
+#include "../mat/factorsupport.h"
 #include "../kernels/trsv.h"
 #include "levels.h"
 #include "factor.h"
@@ -44,12 +47,12 @@ typedef PetscErrorCode (*AIJHybridSolveFn)(Mat, Vec, Vec);
 typedef PetscErrorCode (*AIJHybridSolveAddFn)(Mat, Vec, Vec, Vec);
 
 typedef struct {
-  MatFactorType ftype; /* MAT_FACTOR_ILU or MAT_FACTOR_ICC */
+  MatFactorType ftype; /* MAT_FACTOR_ILU, _ICC, _LU or _CHOLESKY */
 
   /* PETSc's operations of the factor, which ours chain to */
   PetscErrorCode (*destroy)(Mat);
-  PetscErrorCode (*ilusymbolic)(Mat, Mat, IS, IS, const MatFactorInfo *);
-  PetscErrorCode (*iccsymbolic)(Mat, Mat, IS, const MatFactorInfo *);
+  PetscErrorCode (*ilusymbolic)(Mat, Mat, IS, IS, const MatFactorInfo *); /* ILU or LU */
+  PetscErrorCode (*iccsymbolic)(Mat, Mat, IS, const MatFactorInfo *);     /* ICC or Cholesky */
   PetscErrorCode (*numeric)(Mat, Mat, const MatFactorInfo *);
   AIJHybridSolveFn    solve, solvetranspose;
   AIJHybridSolveAddFn solveadd, solvetransposeadd;
@@ -86,14 +89,6 @@ typedef struct {
 } Mat_AIJHybridFactor;
 
 const char *const MatAIJHybridFactorSolves[] = {"auto", "threaded", "serial", "MatAIJHybridFactorSolve", "MAT_AIJHYBRID_FACTOR_SOLVE_", NULL};
-
-static PetscErrorCode (*PETScGetFactorILU)(Mat, MatFactorType, Mat *)      = NULL;
-static PetscErrorCode (*PETScGetFactorICC)(Mat, MatFactorType, Mat *)      = NULL;
-static PetscErrorCode (*PETScGetFactorLU)(Mat, MatFactorType, Mat *)       = NULL;
-static PetscErrorCode (*PETScGetFactorCholesky)(Mat, MatFactorType, Mat *) = NULL;
-/* PETSc's symbolic LU and Cholesky factorizations of seqaij, chained by the wrappers below */
-static PetscErrorCode (*PETScLUSymbolic)(Mat, Mat, IS, IS, const MatFactorInfo *)   = NULL;
-static PetscErrorCode (*PETScCholeskySymbolic)(Mat, Mat, IS, const MatFactorInfo *) = NULL;
 
 static PetscErrorCode FactorResetSchedules(Mat_AIJHybridFactor *ctx)
 {
@@ -156,7 +151,7 @@ static PetscErrorCode MatDestroy_AIJHybridFactor(Mat F)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the implementation composed on the factors this package wraps (MatGetFactor_AIJHybrid()) */
+/* the implementation composed on the factors this package makes (FactorCreate()) */
 static PetscErrorCode MatAIJHybridGetFactorInfo_Factor(Mat F, MatAIJHybridFactorInfo *info)
 {
   Mat_AIJHybridFactor *ctx;
@@ -683,6 +678,19 @@ static void FactorSolvesOff(Mat F, Mat_AIJHybridFactor *ctx)
   ctx->threaded = PETSC_FALSE;
 }
 
+/* the thread count of the matrix factored (seqaijhybrid: the only type the factorizations are
+   registered for; 1 for any other matrix a numeric factorization is given) */
+static PetscErrorCode FactorThreads(Mat A, PetscInt *T)
+{
+  PetscBool hybrid;
+
+  PetscFunctionBegin;
+  *T = 1;
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQAIJHYBRID, &hybrid));
+  if (hybrid) PetscCall(MatAIJHybridGetNumThreads(A, T));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* after PETSc's numeric factorization: our solves with the threads of the matrix factored */
 static PetscErrorCode FactorAfterNumeric(Mat F, Mat A)
 {
@@ -699,7 +707,7 @@ static PetscErrorCode FactorAfterNumeric(Mat F, Mat A)
   ctx->threaded          = PETSC_FALSE;
   ctx->use_threads       = PETSC_FALSE;
   PetscCall(MatAIJHybridFactorOptions(A, &mode, &ctx->check)); /* checked even where unused */
-  PetscCall(MatAIJHybridBlockThreads(A, &T));
+  PetscCall(FactorThreads(A, &T));
   ctx->nthreads = T;
   if (T <= 1) PetscFunctionReturn(PETSC_SUCCESS); /* PETSc's solves are the one-thread solves */
   if (ctx->built_pattern != ctx->pattern || ctx->built_T != T) {
@@ -761,58 +769,42 @@ static PetscErrorCode MatICCFactorSymbolic_AIJHybridFactor(Mat F, Mat A, IS perm
 
 /* LU and Cholesky stay PETSc's: the wrappers only take the plugin's composed functions off the
    factor, which PETSc's symbolic factorization copies from the matrix (MatDuplicateNoCreate_SeqAIJ()) */
-static PetscErrorCode MatLUFactorSymbolic_AIJHybridForget(Mat F, Mat A, IS row, IS col, const MatFactorInfo *info)
+static PetscErrorCode MatLUFactorSymbolic_AIJHybridFactor(Mat F, Mat A, IS row, IS col, const MatFactorInfo *info)
 {
+  Mat_AIJHybridFactor *ctx = (Mat_AIJHybridFactor *)F->spptr;
+
   PetscFunctionBegin;
-  PetscCall((*PETScLUSymbolic)(F, A, row, col, info));
+  PetscCall((*ctx->ilusymbolic)(F, A, row, col, info));
   PetscCall(MatAIJHybridForgetComposed(F));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatCholeskyFactorSymbolic_AIJHybridForget(Mat F, Mat A, IS perm, const MatFactorInfo *info)
+static PetscErrorCode MatCholeskyFactorSymbolic_AIJHybridFactor(Mat F, Mat A, IS perm, const MatFactorInfo *info)
 {
-  PetscFunctionBegin;
-  PetscCall((*PETScCholeskySymbolic)(F, A, perm, info));
-  PetscCall(MatAIJHybridForgetComposed(F));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+  Mat_AIJHybridFactor *ctx = (Mat_AIJHybridFactor *)F->spptr;
 
-/* chain the wrapper in front of PETSc's symbolic LU/Cholesky of the seqaij factor F */
-static PetscErrorCode FactorForgetComposed(Mat F, MatFactorType ftype)
-{
   PetscFunctionBegin;
-  if (ftype == MAT_FACTOR_LU) {
-    if (!PETScLUSymbolic) PETScLUSymbolic = F->ops->lufactorsymbolic;
-    if (F->ops->lufactorsymbolic == PETScLUSymbolic) F->ops->lufactorsymbolic = MatLUFactorSymbolic_AIJHybridForget;
-  } else {
-    if (!PETScCholeskySymbolic) PETScCholeskySymbolic = F->ops->choleskyfactorsymbolic;
-    if (F->ops->choleskyfactorsymbolic == PETScCholeskySymbolic) F->ops->choleskyfactorsymbolic = MatCholeskyFactorSymbolic_AIJHybridForget;
-  }
+  PetscCall((*ctx->iccsymbolic)(F, A, perm, info));
+  PetscCall(MatAIJHybridForgetComposed(F));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /*
-  MatGetFactor_AIJHybrid - PETSc's factor of a seqaij matrix; for an aijhybrid matrix or the
-  diagonal block of one, ILU/ICC with our symbolic factorization chained in front of PETSc's, and
-  LU/Cholesky only cleaned of the plugin's composed functions
+  FactorCreate - PETSc's factor of A (seqaijhybrid) as PETSc makes it for seqaij, with our symbolic
+  factorization chained in front of PETSc's: for ILU/ICC the threaded solves follow, LU/Cholesky are
+  only cleaned of the plugin's composed functions
 */
-static PetscErrorCode MatGetFactor_AIJHybrid(Mat A, MatFactorType ftype, Mat *F)
+static PetscErrorCode FactorCreate(Mat A, MatFactorType ftype, Mat *F)
 {
+  PetscErrorCode (*petsc)(Mat, MatFactorType, Mat *) = NULL;
   Mat_AIJHybridFactor *ctx;
-  PetscInt             T;
 
   PetscFunctionBegin;
-  if (ftype == MAT_FACTOR_ILU) PetscCall((*PETScGetFactorILU)(A, ftype, F));
-  else if (ftype == MAT_FACTOR_ICC) PetscCall((*PETScGetFactorICC)(A, ftype, F));
-  else if (ftype == MAT_FACTOR_LU) PetscCall((*PETScGetFactorLU)(A, ftype, F));
-  else PetscCall((*PETScGetFactorCholesky)(A, ftype, F));
+  /* PETSc's own entry, not replaced: the first handler of "petsc" whose type is a prefix of seqaij */
+  PetscCall(MatSolverTypeGet(MATSOLVERPETSC, MATSEQAIJ, ftype, NULL, NULL, &petsc));
+  PetscCheck(petsc, PETSC_COMM_SELF, PETSC_ERR_SUP, "PETSc has no %s factorization of %s", MatFactorTypes[ftype], MATSEQAIJ);
+  PetscCall((*petsc)(A, ftype, F));
   if (!*F) PetscFunctionReturn(PETSC_SUCCESS); /* PETSc >= 3.19 declines Hermitian ICC this way */
-  PetscCall(MatAIJHybridBlockThreads(A, &T));
-  if (!T) PetscFunctionReturn(PETSC_SUCCESS); /* not ours: PETSc's factor untouched */
-  if (ftype == MAT_FACTOR_LU || ftype == MAT_FACTOR_CHOLESKY) {
-    PetscCall(FactorForgetComposed(*F, ftype));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
   PetscCheck(!(*F)->spptr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "aijhybrid: PETSc's factor already has a private pointer");
   PetscCall(PetscNew(&ctx));
   ctx->ftype         = ftype;
@@ -821,12 +813,43 @@ static PetscErrorCode MatGetFactor_AIJHybrid(Mat A, MatFactorType ftype, Mat *F)
   (*F)->spptr        = ctx;
   (*F)->ops->destroy = MatDestroy_AIJHybridFactor;
   PetscCall(PetscObjectComposeFunction((PetscObject)*F, "MatAIJHybridGetFactorInfo_C", MatAIJHybridGetFactorInfo_Factor));
-  if (ftype == MAT_FACTOR_ILU) {
+  switch (ftype) {
+  case MAT_FACTOR_ILU:
     ctx->ilusymbolic             = (*F)->ops->ilufactorsymbolic;
     (*F)->ops->ilufactorsymbolic = MatILUFactorSymbolic_AIJHybridFactor;
-  } else {
+    break;
+  case MAT_FACTOR_ICC:
     ctx->iccsymbolic             = (*F)->ops->iccfactorsymbolic;
     (*F)->ops->iccfactorsymbolic = MatICCFactorSymbolic_AIJHybridFactor;
+    break;
+  case MAT_FACTOR_LU:
+    ctx->ilusymbolic            = (*F)->ops->lufactorsymbolic;
+    (*F)->ops->lufactorsymbolic = MatLUFactorSymbolic_AIJHybridFactor;
+    break;
+  default:
+    ctx->iccsymbolic                  = (*F)->ops->choleskyfactorsymbolic;
+    (*F)->ops->choleskyfactorsymbolic = MatCholeskyFactorSymbolic_AIJHybridFactor;
+    break;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the package's factorizations of seqaijhybrid, as "petsc" (the default: the exact type's handler) ... */
+static PetscErrorCode MatGetFactor_SeqAIJHybrid_PETSc(Mat A, MatFactorType ftype, Mat *F)
+{
+  PetscFunctionBegin;
+  PetscCall(FactorCreate(A, ftype, F));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ... and as "aijhybrid" (-pc_factor_mat_solver_type aijhybrid) */
+static PetscErrorCode MatGetFactor_SeqAIJHybrid_AIJHybrid(Mat A, MatFactorType ftype, Mat *F)
+{
+  PetscFunctionBegin;
+  PetscCall(FactorCreate(A, ftype, F));
+  if (*F) {
+    PetscCall(PetscFree((*F)->solvertype));
+    PetscCall(PetscStrallocpy(MATSOLVERAIJHYBRID, &(*F)->solvertype));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -870,28 +893,17 @@ PetscErrorCode MatAIJHybridGetFactorInfo(Mat F, MatAIJHybridFactorInfo *info)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* replace PETSc's "petsc" factorization of seqaij (and, by prefix, of seqaijhybrid) for ILU and
-   ICC by MatGetFactor_AIJHybrid(), which calls PETSc's */
+/* the package's factorizations for its own type only, seqaijhybrid, under "petsc" and "aijhybrid":
+   PETSc's entries (seqaij and its other types) are left alone */
 PetscErrorCode MatAIJHybridFactorRegister(void)
 {
-  PetscErrorCode (*f)(Mat, MatFactorType, Mat *) = NULL;
+  const MatFactorType ftypes[] = {MAT_FACTOR_LU, MAT_FACTOR_CHOLESKY, MAT_FACTOR_ILU, MAT_FACTOR_ICC};
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventRegister("AIJHybLevels", MAT_CLASSID, &MATAIJHYBRID_Levels));
-  PetscCall(MatSolverTypeGet(MATSOLVERPETSC, MATSEQAIJ, MAT_FACTOR_ILU, NULL, NULL, &f));
-  if (f && f != MatGetFactor_AIJHybrid) PETScGetFactorILU = f;
-  f = NULL;
-  PetscCall(MatSolverTypeGet(MATSOLVERPETSC, MATSEQAIJ, MAT_FACTOR_ICC, NULL, NULL, &f));
-  if (f && f != MatGetFactor_AIJHybrid) PETScGetFactorICC = f;
-  f = NULL;
-  PetscCall(MatSolverTypeGet(MATSOLVERPETSC, MATSEQAIJ, MAT_FACTOR_LU, NULL, NULL, &f));
-  if (f && f != MatGetFactor_AIJHybrid) PETScGetFactorLU = f;
-  f = NULL;
-  PetscCall(MatSolverTypeGet(MATSOLVERPETSC, MATSEQAIJ, MAT_FACTOR_CHOLESKY, NULL, NULL, &f));
-  if (f && f != MatGetFactor_AIJHybrid) PETScGetFactorCholesky = f;
-  if (PETScGetFactorILU) PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQAIJ, MAT_FACTOR_ILU, MatGetFactor_AIJHybrid));
-  if (PETScGetFactorICC) PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQAIJ, MAT_FACTOR_ICC, MatGetFactor_AIJHybrid));
-  if (PETScGetFactorLU) PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQAIJ, MAT_FACTOR_LU, MatGetFactor_AIJHybrid));
-  if (PETScGetFactorCholesky) PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQAIJ, MAT_FACTOR_CHOLESKY, MatGetFactor_AIJHybrid));
+  for (PetscInt k = 0; k < 4; k++) {
+    PetscCall(MatSolverTypeRegister(MATSOLVERPETSC, MATSEQAIJHYBRID, ftypes[k], MatGetFactor_SeqAIJHybrid_PETSc));
+    PetscCall(MatSolverTypeRegister(MATSOLVERAIJHYBRID, MATSEQAIJHYBRID, ftypes[k], MatGetFactor_SeqAIJHybrid_AIJHybrid));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -9,9 +9,11 @@
 */
 #include "aijhybridimpl.h"
 #include "block.h"
+#include "factorsupport.h"
 
 static PetscErrorCode MatConvert_AIJ_AIJHybrid(Mat, MatType, MatReuse, Mat *);
 static PetscErrorCode MatConvert_AIJHybrid_AIJ(Mat, MatType, MatReuse, Mat *);
+static PetscErrorCode MatAIJHybridStrip(Mat);
 
 /* ours: A is seqaijhybrid or mpiaijhybrid */
 static PetscErrorCode MatAIJHybridIsType(Mat A, PetscBool *ours)
@@ -85,6 +87,7 @@ static PetscErrorCode MatAssemblyEnd_AIJHybrid(Mat A, MatAssemblyType mode)
   }
   ctx->assembled_once = PETSC_TRUE;
   PetscCall(MatAIJHybridPrepare(A, ctx, PETSC_TRUE, &p));
+  if (ctx->block.view) PetscCall(MatAIJHybridBlockGet(A, ctx, PETSC_FALSE, NULL)); /* the diagonal block handed out follows (src/mat/block.c) */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -105,7 +108,11 @@ static PetscErrorCode MatCreateSubMatrix_AIJHybrid(Mat A, IS isrow, IS iscol, Ma
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* AIJ's sequential sub-matrices (PCASM's blocks; of our type where AIJ makes them of A's), with A's settings */
+/*
+  AIJ's sequential sub-matrices (PCASM's blocks), seqaijhybrid with A's settings: SeqAIJ makes them
+  of A's type; MPIAIJ makes them of its diagonal block's type, seqaij, and they are converted in
+  place (a reuse fills them through their data and assembles them: they stay ours)
+*/
 static PetscErrorCode MatCreateSubMatrices_AIJHybrid(Mat A, PetscInt n, const IS isrow[], const IS iscol[], MatReuse reuse, Mat *B[])
 {
   Mat_AIJHybrid *ctx;
@@ -113,8 +120,39 @@ static PetscErrorCode MatCreateSubMatrices_AIJHybrid(Mat A, PetscInt n, const IS
   PetscFunctionBegin;
   PetscCall(MatAIJHybridGetContext(A, &ctx));
   PetscCall((*ctx->parentops.createsubmatrices)(A, n, isrow, iscol, reuse, B));
-  if (reuse == MAT_INITIAL_MATRIX)
-    for (PetscInt k = 0; k < n; k++) PetscCall(MatAIJHybridInheritSettings(A, (*B)[k]));
+  for (PetscInt k = 0; k < n; k++) {
+    PetscBool seqaij;
+
+    PetscCall(PetscObjectTypeCompare((PetscObject)(*B)[k], MATSEQAIJ, &seqaij));
+    if (seqaij && reuse == MAT_INITIAL_MATRIX) PetscCall(MatConvert_AIJ_AIJHybrid((*B)[k], MATSEQAIJHYBRID, MAT_INPLACE_MATRIX, &(*B)[k]));
+    PetscCall(MatAIJHybridInheritSettings(A, (*B)[k]));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  MatDestroySubMatrices() of sub-matrices that are ours: SeqAIJ's implementation (which MPIAIJ's
+  sub-matrices need, to free what a reuse keeps) destroys them without calling their destroy
+  operation, so the layer of each one about to be destroyed is stripped first
+*/
+static PetscErrorCode MatDestroySubMatrices_AIJHybrid(PetscInt n, Mat *mat[])
+{
+  Mat_AIJHybrid *ctx;
+  PetscErrorCode (*destroysubmatrices)(PetscInt, Mat *[]);
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContext((*mat)[0], &ctx));
+  destroysubmatrices = ctx->parentops.destroysubmatrices;
+  for (PetscInt k = 0; k < n; k++) {
+    Mat       C = (*mat)[k];
+    PetscBool ours;
+
+    if (!C || ((PetscObject)C)->refct > 1) continue; /* still referenced elsewhere: destroyed later through its destroy operation */
+    PetscCall(MatAIJHybridIsType(C, &ours));
+    if (ours) PetscCall(MatAIJHybridStrip(C));
+  }
+  if (destroysubmatrices) PetscCall((*destroysubmatrices)(n, mat));
+  else PetscCall(MatDestroyMatrices(n, mat));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -194,18 +232,15 @@ static PetscErrorCode MatCreateGraph_AIJHybrid(Mat A, PetscBool sym, PetscBool s
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* MatGetDiagonalBlock() of an mpiaijhybrid matrix (what PCBJACOBI factors): AIJ's block, tagged
-   with the thread count in force now for the factors' solves (src/mat/block.c) */
+/* MatGetDiagonalBlock() of an mpiaijhybrid matrix (what PCBJACOBI factors): a seqaijhybrid matrix
+   with A's settings sharing the arrays of AIJ's block (src/mat/block.c) */
 static PetscErrorCode MatGetDiagonalBlock_AIJHybrid(Mat A, Mat *a)
 {
-  Mat_AIJHybrid      *ctx;
-  AIJHybridPartParams params;
+  Mat_AIJHybrid *ctx;
 
   PetscFunctionBegin;
   PetscCall(MatAIJHybridGetContext(A, &ctx));
-  PetscCall((*ctx->parentops.getdiagonalblock)(A, a));
-  MatAIJHybridContextCurrentParams(ctx, &params);
-  PetscCall(MatAIJHybridTagBlock(*a, params.nthreads));
+  PetscCall(MatAIJHybridBlockGet(A, ctx, PETSC_TRUE, a));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -238,25 +273,26 @@ static PetscErrorCode MatAIJHybridStrip(Mat B)
 
   PetscFunctionBegin;
   PetscCall(MatAIJHybridGetContext(B, &ctx));
-  info                      = ctx->info;
-  B->ops->mult              = ctx->parentops.mult;
-  B->ops->multadd           = ctx->parentops.multadd;
-  B->ops->multtranspose     = ctx->parentops.multtranspose;
-  B->ops->multtransposeadd  = ctx->parentops.multtransposeadd;
-  B->ops->assemblyend       = ctx->parentops.assemblyend;
-  B->ops->destroy           = ctx->parentops.destroy;
-  B->ops->duplicate         = ctx->parentops.duplicate;
-  B->ops->setfromoptions    = ctx->parentops.setfromoptions;
-  B->ops->view              = ctx->parentops.view;
-  B->ops->convert           = ctx->parentops.convert;
-  B->ops->creategraph       = ctx->parentops.creategraph;
-  B->ops->getvecs           = ctx->parentops.getvecs;
-  B->ops->zerorows          = ctx->parentops.zerorows;
-  B->ops->sor               = ctx->parentops.sor;
-  B->ops->getdiagonalblock  = ctx->parentops.getdiagonalblock;
-  B->ops->transpose         = ctx->parentops.transpose;
-  B->ops->createsubmatrix   = ctx->parentops.createsubmatrix;
-  B->ops->createsubmatrices = ctx->parentops.createsubmatrices;
+  info                       = ctx->info;
+  B->ops->mult               = ctx->parentops.mult;
+  B->ops->multadd            = ctx->parentops.multadd;
+  B->ops->multtranspose      = ctx->parentops.multtranspose;
+  B->ops->multtransposeadd   = ctx->parentops.multtransposeadd;
+  B->ops->assemblyend        = ctx->parentops.assemblyend;
+  B->ops->destroy            = ctx->parentops.destroy;
+  B->ops->duplicate          = ctx->parentops.duplicate;
+  B->ops->setfromoptions     = ctx->parentops.setfromoptions;
+  B->ops->view               = ctx->parentops.view;
+  B->ops->convert            = ctx->parentops.convert;
+  B->ops->creategraph        = ctx->parentops.creategraph;
+  B->ops->getvecs            = ctx->parentops.getvecs;
+  B->ops->zerorows           = ctx->parentops.zerorows;
+  B->ops->sor                = ctx->parentops.sor;
+  B->ops->getdiagonalblock   = ctx->parentops.getdiagonalblock;
+  B->ops->transpose          = ctx->parentops.transpose;
+  B->ops->createsubmatrix    = ctx->parentops.createsubmatrix;
+  B->ops->createsubmatrices  = ctx->parentops.createsubmatrices;
+  B->ops->destroysubmatrices = ctx->parentops.destroysubmatrices;
   PetscCall(MatAIJHybridContextDestroy(B));
   PetscCall(MatAIJHybridComposeSettings(B, PETSC_FALSE));
   PetscCall(MatAIJHybridComposeDiagnostics(B, PETSC_FALSE));
@@ -284,12 +320,6 @@ static PetscErrorCode MatConvert_AIJHybrid_AIJ(Mat A, MatType type, MatReuse reu
   }
   if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatDuplicate(A, MAT_COPY_VALUES, &B));
   else B = A;
-  {
-    Mat_AIJHybrid *ctx;
-
-    PetscCall(MatAIJHybridGetContext(B, &ctx));
-    if (ctx->info->mpi) PetscCall(MatAIJHybridUntagBlock(B)); /* its block's factors are AIJ's again */
-  }
   PetscCall(MatAIJHybridStrip(B));
   *newmat = B;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -362,6 +392,7 @@ static PetscErrorCode MatConvert_AIJ_AIJHybrid(Mat A, MatType type, MatReuse reu
   B->ops->zerorows         = MatZeroRows_AIJHybrid;
   if (ctx->parentops.createsubmatrix) B->ops->createsubmatrix = MatCreateSubMatrix_AIJHybrid;
   if (ctx->parentops.createsubmatrices) B->ops->createsubmatrices = MatCreateSubMatrices_AIJHybrid;
+  if (!mpi) B->ops->destroysubmatrices = MatDestroySubMatrices_AIJHybrid;
   if (ctx->parentops.transpose) B->ops->transpose = MatTranspose_AIJHybrid;
   if (ctx->parentops.sor) B->ops->sor = MatSOR_AIJHybrid;
   if (mpi && ctx->parentops.getdiagonalblock) B->ops->getdiagonalblock = MatGetDiagonalBlock_AIJHybrid;

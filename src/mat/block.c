@@ -1,84 +1,80 @@
 /*
-   The diagonal block of an mpiaijhybrid matrix is a plain seqaij matrix (MPIAIJ creates it, and
-   recreates it on every preallocation); PCBJACOBI factors it on each rank. The matrix tags it with
-   its thread count at every setup and product (a composed container holding a PetscInt), so that
-   the factorization of the block (src/factor/) runs its solves with those threads.
+   The diagonal block of an mpiaijhybrid matrix as MatGetDiagonalBlock() returns it (PCBJACOBI
+   factors it on each rank): a seqaijhybrid matrix with the parent's settings, so that its
+   factorizations and solves are the package's (src/factor/), made with MatCreateSeqAIJWithArrays()
+   on the CSR arrays of MPIAIJ's own diagonal block: no copy of the values, which it shares.
+
+   MPIAIJ keeps its block (MatMPIAIJGetSeqAIJ()) as a plain seqaij matrix, which its own operations
+   and assembly use, and recreates it (or its arrays) on every preallocation; so the view is made
+   again when the block, its nonzero state or its arrays are not the ones it was made on. When only
+   the values changed (the block's object state), the view is assembled again: that increases its
+   object state, so that a PCSetUp() of its factor refactors (PETSc decides that from the state of
+   the matrix factored), and drops what SeqAIJ computed from the old values (the inverted diagonal
+   of MatSOR()). Both happen when the block is asked for and at the parent's final assembly.
 */
-#include "../compat.h"
-#include <petscaijhybrid.h>
-#include <petsc/private/matimpl.h>
+#include "aijhybridimpl.h"
 #include "block.h"
 
-#define AIJHYBRID_BLOCK_TAG "MatAIJHybridBlockThreads"
-
-/* the tag's destroy: the container's context is the PetscInt it owns */
-static PetscErrorCode BlockTagDestroy(void *arg)
+/* the view is still one of Ad's current arrays: same block, pattern, arrays, and the view was not
+   turned into something else (an in-place factorization merges the factor into it) */
+static PetscErrorCode BlockViewCurrent(AIJHybridBlockView *b, Mat Ad, PetscObjectState nzstate, const PetscInt *i, const PetscInt *j, const PetscScalar *a, PetscBool *current)
 {
-  PetscInt *count = (PetscInt *)AIJHybridContainerContext(arg);
+  const PetscInt *vi, *vj;
+  PetscScalar    *va;
+  PetscBool       hybrid;
 
   PetscFunctionBegin;
-  PetscCall(PetscFree(count));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* tag the diagonal block Ad of an mpiaijhybrid matrix with its thread count (no allocation when
-   the tag exists). The count lives in memory the container owns: a debug PETSc checks that a
-   container's pointer can be read, so a number stored as the pointer itself is refused there. */
-PetscErrorCode MatAIJHybridTagBlock(Mat Ad, PetscInt nthreads)
-{
-  PetscContainer c;
-  PetscInt      *count;
-
-  PetscFunctionBegin;
-  PetscCall(PetscObjectQuery((PetscObject)Ad, AIJHYBRID_BLOCK_TAG, (PetscObject *)&c));
-  if (c) {
-    PetscCall(PetscContainerGetPointer(c, (void **)&count));
-    *count = nthreads;
-  } else {
-    PetscCall(PetscNew(&count));
-    *count = nthreads;
-    PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
-    PetscCall(PetscContainerSetPointer(c, count));
-    PetscCall(AIJHybridContainerSetDestroy(c, BlockTagDestroy));
-    PetscCall(PetscObjectCompose((PetscObject)Ad, AIJHYBRID_BLOCK_TAG, (PetscObject)c));
-    PetscCall(PetscContainerDestroy(&c));
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* remove the tag from the diagonal block of A (converted back to mpiaij): its factors are AIJ's */
-PetscErrorCode MatAIJHybridUntagBlock(Mat A)
-{
-  Mat Ad;
-
-  PetscFunctionBegin;
-  if (!A->preallocated) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, NULL, NULL));
-  if (Ad) PetscCall(PetscObjectCompose((PetscObject)Ad, AIJHYBRID_BLOCK_TAG, NULL));
+  *current = PETSC_FALSE;
+  if (!b->view || b->Ad != Ad || b->nzstate != nzstate || b->i != i || b->j != j || b->a != a) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscObjectTypeCompare((PetscObject)b->view, MATSEQAIJHYBRID, &hybrid));
+  if (!hybrid || b->view->factortype != MAT_FACTOR_NONE) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSeqAIJGetCSRAndMemType(b->view, &vi, &vj, &va, NULL));
+  *current = (PetscBool)(vi == i && vj == j && va == a);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /*
-  MatAIJHybridBlockThreads - the thread count of a seqaijhybrid matrix, or of the diagonal block of
-  an mpiaijhybrid matrix (as tagged at the matrix's last setup or product); 0 for any other matrix
+  MatAIJHybridBlockGet - the diagonal block of the mpiaijhybrid matrix A as a seqaijhybrid matrix
+  sharing the arrays of MPIAIJ's block, current for A's values and settings; *view (may be NULL)
+  is borrowed, as MatGetDiagonalBlock()'s result is. create: make it if there is none (otherwise an
+  existing one is only brought up to date, or dropped if it no longer matches the block).
 */
-PetscErrorCode MatAIJHybridBlockThreads(Mat A, PetscInt *nthreads)
+PetscErrorCode MatAIJHybridBlockGet(Mat A, Mat_AIJHybrid *ctx, PetscBool create, Mat *view)
 {
-  PetscBool      hyb;
-  PetscContainer c;
-  PetscInt      *count;
+  AIJHybridBlockView *b = &ctx->block;
+  Mat                 Ad;
+  const PetscInt     *i, *j;
+  PetscScalar        *a;
+  PetscObjectState    nzstate, state;
+  PetscBool           current;
+  Mat_AIJHybrid      *vctx;
 
   PetscFunctionBegin;
-  *nthreads = 0;
-  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQAIJHYBRID, &hyb));
-  if (hyb) { /* its own count, through the composed implementation of MatAIJHybridGetNumThreads() */
-    PetscUseMethod(A, "MatAIJHybridGetNumThreads_C", (Mat, PetscInt *), (A, nthreads));
-    PetscFunctionReturn(PETSC_SUCCESS);
+  if (view) *view = NULL;
+  PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, NULL, NULL));
+  PetscCall(MatSeqAIJGetCSRAndMemType(Ad, &i, &j, &a, NULL));
+  PetscCall(MatGetNonzeroState(Ad, &nzstate));
+  PetscCall(PetscObjectStateGet((PetscObject)Ad, &state));
+  PetscCall(BlockViewCurrent(b, Ad, nzstate, i, j, a, &current));
+  if (!current) PetscCall(MatDestroy(&b->view)); /* whoever still holds it keeps it alive; it is not ours to refresh */
+  if (!b->view && !create) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!b->view) {
+    PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, Ad->rmap->n, Ad->cmap->n, (PetscInt *)i, (PetscInt *)j, a, &b->view));
+    PetscCall(PetscObjectCompose((PetscObject)b->view, "MatAIJHybridBlockOf", (PetscObject)Ad)); /* its arrays live as long as the view */
+    PetscCall(MatConvert(b->view, MATSEQAIJHYBRID, MAT_INPLACE_MATRIX, &b->view));
+    b->Ad      = Ad;
+    b->nzstate = nzstate;
+    b->i       = i;
+    b->j       = j;
+    b->a       = a;
+  } else if (b->state != state) { /* new values: a new object state, SeqAIJ's value caches dropped */
+    PetscCall(MatAssemblyBegin(b->view, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(b->view, MAT_FINAL_ASSEMBLY));
   }
-  PetscCall(PetscObjectQuery((PetscObject)A, AIJHYBRID_BLOCK_TAG, (PetscObject *)&c));
-  if (c) {
-    PetscCall(PetscContainerGetPointer(c, (void **)&count));
-    *nthreads = *count;
-  }
+  b->state = state;
+  PetscCall(MatAIJHybridGetContext(b->view, &vctx));
+  MatAIJHybridContextCopySettings(&ctx->set, vctx);
+  PetscCall(MatPropagateSymmetryOptions(Ad, b->view));
+  if (view) *view = b->view;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -68,6 +68,7 @@ PetscErrorCode MatAIJHybridContextDestroy(Mat A)
   PetscCall(MatAIJHybridFirstTouchReset(&c->ftoffd));
   PetscCall(MatAIJHybridSORReset(&c->sor));
   PetscCall(MatAIJHybridHaloReset(&c->halo));
+  PetscCall(MatDestroy(&ctx->block.view));
   PetscCall(PetscFree(ctx->stats.time));
   PetscCall(PetscFree(ctx));
   A->spptr = NULL;

@@ -46,6 +46,18 @@ typedef struct {
   PetscBool               has_offproc; /* some rank has ghosts: set collectively at assembly */
 } AIJHybridCaches;
 
+/* mpi only: the diagonal block as MatGetDiagonalBlock() returns it (src/mat/block.c), a seqaijhybrid
+   matrix sharing the CSR arrays of MPIAIJ's diagonal block; valid while that block, its nonzero
+   state and its arrays stay the ones below */
+typedef struct {
+  Mat              view;    /* referenced by the context (and by whoever uses it, e.g. PCBJACOBI's sub-KSP) */
+  Mat              Ad;      /* MPIAIJ's diagonal block it shares the arrays of (the view holds a reference) */
+  PetscObjectState nzstate; /* Ad's nonzero state ... */
+  PetscObjectState state;   /* ... and object state (values) the view was last made current for */
+  const PetscInt  *i, *j;   /* Ad's arrays */
+  PetscScalar     *a;
+} AIJHybridBlockView;
+
 /* software prefetch (tune.c) */
 #define AIJHYBRID_DEFAULT_PREFETCH 512 /* nonzeros ahead */
 #define AIJHYBRID_PREFETCH_MAX     1048576
@@ -86,6 +98,7 @@ typedef struct {
   const AIJHybridTypeInfo *info;
   AIJHybridSettings        set;
   AIJHybridCaches          cache;
+  AIJHybridBlockView       block; /* mpi only */
   AIJHybridTuning          tune;
   AIJHybridStats           stats;
   PetscBool                assembled_once; /* a first final assembly ran (a product takes its operand's settings there) */

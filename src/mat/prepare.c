@@ -6,7 +6,6 @@
    matrix is the case without an off-diagonal block and exchange.
 */
 #include "aijhybridimpl.h"
-#include "block.h"
 
 /*
   MatAIJHybridPrepare - the blocks, parameters, mode and diagonal partition a product of A runs
@@ -39,7 +38,6 @@ PetscErrorCode MatAIJHybridPrepare(Mat A, Mat_AIJHybrid *ctx, PetscBool collecti
   if (collective) PetscCall(AIJHybridCountRanksOnNode(PetscObjectComm((PetscObject)A)));
   MatAIJHybridContextCurrentParams(ctx, &p->params);
   PetscCall(AIJHybridCheckOversubscription((PetscObject)A, p->params.nthreads));
-  if (p->Ao) PetscCall(MatAIJHybridTagBlock(p->Ad, p->params.nthreads)); /* for the factors of the block (PCBJACOBI), src/mat/block.c */
   PetscCall(MatAIJHybridRowPartUpdate(&c->diag, A, p->Ad, PETSC_FALSE, &p->params));
   if (p->Ao) PetscCall(MatAIJHybridRowPartUpdate(&c->offd, A, p->Ao, PETSC_TRUE, &p->params));
   p->mode  = MatAIJHybridEffectiveMode(ctx, p->params.nthreads);

@@ -5,6 +5,7 @@
    types and a Get refuses them, as for PETSc's own types.
 */
 #include "aijhybridimpl.h"
+#include "factorsupport.h"
 #include "../options/optiontable.h"
 
 const char *const MatAIJHybridModes[]          = {"auto", "vector", "task", "MatAIJHybridMode", "MAT_AIJHYBRID_MODE_", NULL};
