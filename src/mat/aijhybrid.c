@@ -293,6 +293,7 @@ static PetscErrorCode MatAIJHybridStrip(Mat B)
   B->ops->createsubmatrix    = ctx->parentops.createsubmatrix;
   B->ops->createsubmatrices  = ctx->parentops.createsubmatrices;
   B->ops->destroysubmatrices = ctx->parentops.destroysubmatrices;
+  B->ops->getinfo            = ctx->parentops.getinfo; /* the diagonal block's (src/mat/block.c) */
   PetscCall(MatAIJHybridContextDestroy(B));
   PetscCall(MatAIJHybridComposeSettings(B, PETSC_FALSE));
   PetscCall(MatAIJHybridComposeDiagnostics(B, PETSC_FALSE));

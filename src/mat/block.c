@@ -15,6 +15,25 @@
 #include "aijhybridimpl.h"
 #include "block.h"
 
+#define AIJHYBRID_BLOCK_OF "MatAIJHybridBlockOf"
+
+/* MatGetInfo() of the view: that of MPIAIJ's block it shares the arrays of (a matrix made on given
+   arrays reports no allocated nonzeros and its own assemblies) */
+static PetscErrorCode MatGetInfo_AIJHybridBlock(Mat view, MatInfoType flag, MatInfo *info)
+{
+  Mat            Ad = NULL;
+  Mat_AIJHybrid *ctx;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQuery((PetscObject)view, AIJHYBRID_BLOCK_OF, (PetscObject *)&Ad));
+  if (Ad) PetscCall(MatGetInfo(Ad, flag, info));
+  else {
+    PetscCall(MatAIJHybridGetContext(view, &ctx));
+    PetscCall((*ctx->parentops.getinfo)(view, flag, info));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* the view is still one of Ad's current arrays: same block, pattern, arrays, and the view was not
    turned into something else (an in-place factorization merges the factor into it) */
 static PetscErrorCode BlockViewCurrent(AIJHybridBlockView *b, Mat Ad, PetscObjectState nzstate, const PetscInt *i, const PetscInt *j, const PetscScalar *a, PetscBool *current)
@@ -60,13 +79,15 @@ PetscErrorCode MatAIJHybridBlockGet(Mat A, Mat_AIJHybrid *ctx, PetscBool create,
   if (!b->view && !create) PetscFunctionReturn(PETSC_SUCCESS);
   if (!b->view) {
     PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, Ad->rmap->n, Ad->cmap->n, (PetscInt *)i, (PetscInt *)j, a, &b->view));
-    PetscCall(PetscObjectCompose((PetscObject)b->view, "MatAIJHybridBlockOf", (PetscObject)Ad)); /* its arrays live as long as the view */
+    PetscCall(MatSetBlockSizesFromMats(b->view, Ad, Ad));
+    PetscCall(PetscObjectCompose((PetscObject)b->view, AIJHYBRID_BLOCK_OF, (PetscObject)Ad)); /* its arrays live as long as the view */
     PetscCall(MatConvert(b->view, MATSEQAIJHYBRID, MAT_INPLACE_MATRIX, &b->view));
-    b->Ad      = Ad;
-    b->nzstate = nzstate;
-    b->i       = i;
-    b->j       = j;
-    b->a       = a;
+    b->view->ops->getinfo = MatGetInfo_AIJHybridBlock; /* restored by the strip (src/mat/aijhybrid.c) */
+    b->Ad                 = Ad;
+    b->nzstate            = nzstate;
+    b->i                  = i;
+    b->j                  = j;
+    b->a                  = a;
   } else if (b->state != state) { /* new values: a new object state, SeqAIJ's value caches dropped */
     PetscCall(MatAssemblyBegin(b->view, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(b->view, MAT_FINAL_ASSEMBLY));
