@@ -63,7 +63,7 @@ OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SRC))
 HDR := $(wildcard include/*.h src/*.h src/*/*.h src/*/*.inc)
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/ex*.c))
 # pure unit tests built from their sources (no plugin library): tests/unit/<name>.c
-PURE_UNIT := test_partition test_nodeplan test_veckernels test_levels test_cmrcm test_sor test_numeric test_choice
+PURE_UNIT := test_partition test_nodeplan test_veckernels test_levels test_cmrcm test_sor test_numeric test_choice test_blocks
 # C tests built against PETSc alone (not linked with the plugin; they load it with -dll_append when asked)
 PETSC_UNIT := native_probe
 UNIT     := $(patsubst %,$(BUILD)/tests/%,$(PURE_UNIT) $(PETSC_UNIT)) $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(filter-out $(patsubst %,tests/unit/%.c,$(PURE_UNIT) $(PETSC_UNIT)),$(wildcard tests/unit/*.c)))
@@ -128,6 +128,10 @@ $(BUILD)/tests/test_choice: tests/unit/test_choice.c tests/unit/unitcheck.h src/
 	@mkdir -p $(dir $@)
 	@echo "  CC   tests/unit/test_choice.c"
 	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) tests/unit/test_choice.c src/tune/choice.c -o $@ $(LIBPETSC) $(OPENMP)
+$(BUILD)/tests/test_blocks: tests/unit/test_blocks.c tests/unit/unitcheck.h src/factor/blocks.c src/factor/blocks.h src/factor/levels.c src/factor/levels.h
+	@mkdir -p $(dir $@)
+	@echo "  CC   tests/unit/test_blocks.c"
+	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) tests/unit/test_blocks.c src/factor/blocks.c src/factor/levels.c -o $@ $(LIBPETSC) $(OPENMP)
 $(BUILD)/tests/test_sor: tests/unit/test_sor.c tests/unit/unitcheck.h src/kernels/sor.h
 	@mkdir -p $(dir $@)
 	@echo "  CC   tests/unit/test_sor.c"

@@ -35,7 +35,8 @@
 .  -mat_aijhybrid_node_size <k>           - emulated nodes of k ranks for it, see `MatAIJHybridSetNodeSize()`
 .  -mat_aijhybrid_sor_serial <bool>       - `MatSOR()` runs AIJ's serial sweeps, see `MatAIJHybridSetSORSerial()`
 .  -mat_aijhybrid_factor_solve <auto,threaded,serial> - triangular solves of ILU/ICC factors: measured choice (default), threaded or PETSc's serial ones, see `MatAIJHybridGetFactorInfo()`
--  -mat_aijhybrid_factor_check <bool>     - (debugging) compare every threaded triangular solve with PETSc's, see `MatAIJHybridGetFactorInfo()`
+.  -mat_aijhybrid_factor_check <bool>     - (debugging) compare every threaded triangular solve with PETSc's, see `MatAIJHybridGetFactorInfo()`
+-  -mat_aijhybrid_factor_blocks <none,thread> - ILU/ICC factor the whole matrix or the diagonal block of each thread's rows, see `MatAIJHybridSetFactorBlocks()`
 
    Level: beginner
 
@@ -355,6 +356,26 @@ typedef enum {
 } MatAIJHybridFactorSolve;
 PETSC_EXTERN const char *const MatAIJHybridFactorSolves[];
 
+/*E
+   MatAIJHybridFactorBlocks - what the ILU/ICC factorizations of a `MATAIJHYBRID` matrix factor
+
+   Values:
++  `MAT_AIJHYBRID_FACTOR_BLOCKS_NONE`   - the whole matrix (default)
+-  `MAT_AIJHYBRID_FACTOR_BLOCKS_THREAD` - the diagonal block of each thread's rows, as `PCBJACOBI` over as many ranks
+
+   Options Database Key:
+.  -mat_aijhybrid_factor_blocks <none,thread> - see `MatAIJHybridSetFactorBlocks()`
+
+   Level: intermediate
+
+.seealso: `MatAIJHybridSetFactorBlocks()`, `MatAIJHybridGetFactorInfo()`
+E*/
+typedef enum {
+  MAT_AIJHYBRID_FACTOR_BLOCKS_NONE,
+  MAT_AIJHYBRID_FACTOR_BLOCKS_THREAD
+} MatAIJHybridFactorBlocks;
+PETSC_EXTERN const char *const MatAIJHybridFactorBlocksTypes[];
+
 /*S
    MatAIJHybridFactorInfo - how the triangular solves of a factor run (`MatAIJHybridGetFactorInfo()`)
 
@@ -369,7 +390,11 @@ PETSC_EXTERN const char *const MatAIJHybridFactorSolves[];
 .  in_use        - the threaded solves are in force (chosen by `-mat_aijhybrid_factor_solve`, or measured faster)
 .  decided       - `PETSC_FALSE` while the measured choice of `MAT_AIJHYBRID_FACTOR_SOLVE_AUTO` is still being made
 .  time_threaded - median seconds of a threaded `MatSolve()` in that measurement (0 without one)
--  time_serial   - median seconds of PETSc's serial `MatSolve()` in it
+.  time_serial   - median seconds of PETSc's serial `MatSolve()` in it
+.  blocks        - thread blocks of the factor (`MatAIJHybridSetFactorBlocks()`): the factor is that of the
+                   block-diagonal part of the matrix with this many blocks, each solved by its thread
+                   without waiting for the others; 0: the factor of the whole matrix
+-  numeric_threaded - the last numeric factorization ran on the threads (each thread block by its thread)
 
    Level: intermediate
 
@@ -384,6 +409,8 @@ typedef struct {
   PetscLogDouble build_time;
   PetscBool      in_use, decided;
   PetscLogDouble time_threaded, time_serial;
+  PetscInt       blocks;
+  PetscBool      numeric_threaded;
 } MatAIJHybridFactorInfo;
 
 PETSC_EXTERN PetscErrorCode MatAIJHybridGetFactorInfo(Mat, MatAIJHybridFactorInfo *);
@@ -391,5 +418,7 @@ PETSC_EXTERN PetscErrorCode MatAIJHybridSetCMRCMColors(PetscInt);
 PETSC_EXTERN PetscErrorCode MatAIJHybridGetCMRCMColors(PetscInt *);
 PETSC_EXTERN PetscErrorCode MatAIJHybridSetSORSerial(Mat, PetscBool);
 PETSC_EXTERN PetscErrorCode MatAIJHybridGetSORSerial(Mat, PetscBool *);
+PETSC_EXTERN PetscErrorCode MatAIJHybridSetFactorBlocks(Mat, MatAIJHybridFactorBlocks);
+PETSC_EXTERN PetscErrorCode MatAIJHybridGetFactorBlocks(Mat, MatAIJHybridFactorBlocks *);
 
 #endif

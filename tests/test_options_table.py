@@ -53,14 +53,14 @@ def select_args():
 
 
 def test_registry_lists_the_matrix_options():
-    """the registry itself: the matrix family with its fourteen options, the vector, PetscSF and
+    """the registry itself: the matrix family with its fifteen options, the vector, PetscSF and
     CM-RCM ordering families (a vanished table must fail)"""
     fam = {t["family"]: t for t in tables()}
     assert {"mat_aijhybrid_", "vec_hybrid_", "sf_nodeaware_", "mat_ordering_cmrcm_"} <= set(fam), fam.keys()
     assert len(fam["vec_hybrid_"]["options"]) == 4 and len(fam["sf_nodeaware_"]["options"]) == 2, fam
     assert [o["name"] for o in fam["mat_ordering_cmrcm_"]["options"]] == ["mat_ordering_cmrcm_colors"], fam
     names = [o["name"] for o in fam["mat_aijhybrid_"]["options"]]
-    assert len(names) == 14 and "mat_aijhybrid_num_threads" in names and "mat_aijhybrid_first_touch" in names, names
+    assert len(names) == 15 and "mat_aijhybrid_num_threads" in names and "mat_aijhybrid_first_touch" in names, names
     for t, o in all_options():
         assert o["name"].startswith(t["family"]), o
         assert "|" not in o["help"] and o["accepts"] and o["default"] and o["man"], o

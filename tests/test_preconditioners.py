@@ -14,6 +14,18 @@ ordering, thread-local SOR.
 - tests/unit/sor_blocks.c at 1, 2 and 3 ranks: MatSOR of aijhybrid bitwise equal to PETSc's own
   SeqAIJ sweep of each thread block (every flag MPIAIJ supports), aij's at one thread and with
   -mat_aijhybrid_sor_serial.
+- The thread blocks (tests/unit/test_blocks.c): the split is PetscSplitOwnership()'s, the
+  block-diagonal part and the orderings kept within the blocks against reference filters, the
+  block schedules valid and refusing dependencies across blocks.
+- tests/unit/factor_blocks.c (one rank, 2-3 threads): the thread-block ILU(0-2)/ICC(0-1)
+  (-mat_aijhybrid_factor_blocks thread) bitwise equal, solve by solve, to PETSc's factors of each
+  thread block made on its own, for every shift type (a matrix whose pivots fail), after a second
+  numeric factorization too; its numeric factorization is the threads' (src/kernels/ilu.h; the inode
+  arithmetic for the matrix with inodes); with orderings kept within the
+  blocks, the threads' numeric factorization equals PETSc's of the same block-diagonal matrix.
+- Thread blocks against PCBJACOBI (tests/workers/preconditioners.py): ILU/ICC at 1 rank x T threads
+  apply the preconditioner of bjacobi + ILU/ICC at T ranks bit for bit (a digest of PCApply) and
+  take as many iterations; at 2 ranks x T threads, bjacobi's does so against 2T ranks.
 - Whole solves (tests/workers/preconditioners.py): SOR-preconditioned solves at R ranks x T threads
   converge like aij at R*T ranks with the same row blocks (same iterations, residuals equal to
   rounding); the factor of a default bjacobi/ILU solve reports threaded solves; cmrcm through
@@ -38,7 +50,7 @@ def exe(name):
     return path
 
 
-@pytest.mark.parametrize("name,minimum", [("test_levels", 2000), ("test_cmrcm", 500), ("test_sor", 1000), ("test_numeric", 4000), ("test_choice", 2400)])
+@pytest.mark.parametrize("name,minimum", [("test_levels", 2000), ("test_cmrcm", 500), ("test_sor", 1000), ("test_numeric", 4000), ("test_choice", 2400), ("test_blocks", 1200)])
 def test_pure_units(name, minimum):
     env = dict(os.environ, OMP_NUM_THREADS="4", OMP_WAIT_POLICY="passive")
     out = subprocess.run([exe(name)], capture_output=True, text=True, timeout=600, env=env)
@@ -174,3 +186,57 @@ def test_factor_and_ordering_options_with_prefixes():
     for wrong in ("mat_ordering_cmrcm_color", "p_mat_ordering_cmrcm_color"):
         run = mpirun.run_worker("preconditioners", 1, 2, opts + ["-" + wrong, "3"], 120)
         assert run.rc != 0 and "Unknown option -" + wrong in run.output, run.describe()
+
+
+@pytest.mark.mpi
+def test_factor_blocks_bitwise():
+    run = mpirun.run([exe("factor_blocks"), "-malloc_debug", "-malloc_dump"], ranks=1, threads=3, timeout=900)
+    assert run.rc == 0, run.describe()
+    m = re.search(r"factor_blocks: (\d+) checks passed \((\d+) block factors with a zero pivot\)", run.output)
+    assert m and int(m.group(1)) >= 900 and int(m.group(2)) > 0, run.describe()
+    assert not LEAK.search(run.output), "unfreed memory:\n" + run.output[-3000:]
+
+
+BLOCK_SOLVES = {
+    "ilu": (["-pc_type", "ilu"], ["-pc_type", "bjacobi", "-sub_pc_type", "ilu"]),
+    "ilu1": (["-pc_type", "ilu", "-pc_factor_levels", "1"], ["-pc_type", "bjacobi", "-sub_pc_type", "ilu", "-sub_pc_factor_levels", "1"]),
+    "icc": (["-ksp_type", "cg", "-pc_type", "icc"], ["-ksp_type", "cg", "-pc_type", "bjacobi", "-sub_pc_type", "icc"]),
+}
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize("threads", (1, 2, 3))
+@pytest.mark.parametrize("solve", sorted(BLOCK_SOLVES))
+def test_thread_blocks_are_bjacobi(threads, solve):
+    """-mat_aijhybrid_factor_blocks thread at 1 rank x T threads: the preconditioner of bjacobi with
+    ILU/ICC blocks at T ranks x 1 thread (aij, PETSc's own; PETSc's default split of the 12^3 rows),
+    bit for bit (PCApply), the same iterations; the residuals agree to rounding only (the products and
+    the dot products sum in another order on T ranks). With one thread there is one block: the exact
+    factorization, which is bjacobi's on one rank."""
+    hyb_opts, ref_opts = BLOCK_SOLVES[solve]
+    ref = cached_worker("preconditioners", threads, 1, args=["-hybrid", "0"] + ref_opts).check()
+    hyb = cached_worker("preconditioners", 1, threads, args=["-hybrid", "1", "-mat_aijhybrid_num_threads", str(threads), "-mat_aijhybrid_factor_blocks", "thread", "-mat_aijhybrid_factor_solve", "threaded"] + hyb_opts).check()
+    assert ref["reason"] > 0 and hyb["reason"] > 0, (ref["reason"], hyb["reason"])
+    f = hyb["factor"]
+    assert f["blocks"] == (threads if threads > 1 else 0) and f["numeric_threaded"] == (threads > 1), f
+    assert f["threaded"] == (threads > 1) and (threads == 1 or f["in_use"]), f
+    assert hyb["pcapply"] == ref["pcapply"], "the thread-block preconditioner differs from bjacobi's at %d ranks" % threads
+    assert hyb["iterations"] == ref["iterations"], (hyb["iterations"], ref["iterations"])
+    scale = ref["bnorm"]
+    for a, b in zip(hyb["history"], ref["history"]):
+        assert abs(a - b) <= 1e-10 * scale, (hyb["history"], ref["history"])
+
+
+@pytest.mark.mpi
+@pytest.mark.parametrize("threads", (2, 3))
+@pytest.mark.parametrize("solve", ("ilu", "icc"))
+def test_thread_blocks_on_ranks_are_bjacobi(threads, solve):
+    """2 ranks x T threads, bjacobi with thread blocks in each rank's block: bjacobi's preconditioner at
+    2T ranks, bit for bit, the same iterations (12^3 rows: 2T ranks split them as 2 ranks then T
+    threads do; for other sizes the blocks can differ by a row)."""
+    hyb_opts, ref_opts = BLOCK_SOLVES[solve]
+    ref = cached_worker("preconditioners", 2 * threads, 1, args=["-hybrid", "0"] + ref_opts).check()
+    hyb = cached_worker("preconditioners", 2, threads, args=["-hybrid", "1", "-mat_aijhybrid_num_threads", str(threads), "-mat_aijhybrid_factor_blocks", "thread", "-mat_aijhybrid_factor_solve", "threaded"] + ref_opts).check()
+    assert ref["reason"] > 0 and hyb["reason"] > 0, (ref["reason"], hyb["reason"])
+    assert hyb["pcapply"] == ref["pcapply"], "bjacobi with %d thread blocks per rank differs from bjacobi at %d ranks" % (threads, 2 * threads)
+    assert hyb["iterations"] == ref["iterations"], (hyb["iterations"], ref["iterations"])

@@ -46,7 +46,7 @@ from .api import (
     sf_get_stats,
     sf_set_node_size,
 )
-from .api import get_cmrcm_colors, get_factor_info, get_sor_serial, set_cmrcm_colors, set_sor_serial
+from .api import get_cmrcm_colors, get_factor_blocks, get_factor_info, get_sor_serial, set_cmrcm_colors, set_factor_blocks, set_sor_serial
 
 
 from .vec import VEC_TYPES, create_vec, get_standard, get_threshold, set_partition, set_standard, set_threshold
@@ -99,8 +99,10 @@ __all__ = [
     "sf_get_stats",
     "sf_set_node_size",
     "get_cmrcm_colors",
+    "get_factor_blocks",
     "get_factor_info",
     "get_sor_serial",
     "set_cmrcm_colors",
+    "set_factor_blocks",
     "set_sor_serial",
 ]

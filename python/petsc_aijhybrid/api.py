@@ -334,8 +334,8 @@ def get_exchange_stats(A, node_size=None):
 
 def get_factor_info(F):
     """Dict with threaded, nthreads, levels_lower, levels_upper, inode, builds, build_time, in_use,
-    decided, time_threaded, time_serial of a factor matrix (PC.getFactorMatrix() of PCILU/PCICC): how
-    its triangular solves run (MatAIJHybridFactorInfo)."""
+    decided, time_threaded, time_serial, blocks, numeric_threaded of a factor matrix
+    (PC.getFactorMatrix() of PCILU/PCICC): how its triangular solves run (MatAIJHybridFactorInfo)."""
     I = _int_type()
     B = _bool_type()
 
@@ -352,6 +352,8 @@ def get_factor_info(F):
             ("decided", B),
             ("time_threaded", ctypes.c_double),
             ("time_serial", ctypes.c_double),
+            ("blocks", I),
+            ("numeric_threaded", B),
         ]
 
     info = Info()
@@ -368,6 +370,8 @@ def get_factor_info(F):
         "decided": bool(info.decided),
         "time_threaded": info.time_threaded,
         "time_serial": info.time_serial,
+        "blocks": info.blocks,
+        "numeric_threaded": bool(info.numeric_threaded),
     }
 
 
@@ -391,3 +395,16 @@ def get_sor_serial(A):
     f = ctypes.c_int()
     _call("MatAIJHybridGetSORSerial", _mat(A), ctypes.byref(f))
     return bool(f.value)
+
+
+FACTOR_BLOCKS = ("none", "thread")
+
+
+def set_factor_blocks(A, blocks):
+    """What ILU/ICC of A factor: 'none' (default: the whole matrix) or 'thread' (the diagonal block
+    of each thread's rows, as PCBJACOBI over as many ranks); MatAIJHybridSetFactorBlocks()."""
+    _set_enum("MatAIJHybridSetFactorBlocks", A, blocks, FACTOR_BLOCKS, "factor blocks")
+
+
+def get_factor_blocks(A):
+    return _get_enum("MatAIJHybridGetFactorBlocks", A, FACTOR_BLOCKS)

@@ -52,7 +52,12 @@ SOLVES = {
     "cg_icc0": ("cg", {"pc_type": "icc"}, {"pc_type": "bjacobi", "sub_pc_type": "icc"}, True),
     "cg_ssor": ("cg", {"pc_type": "sor"}, {"pc_type": "sor"}, False),
     "gamg_sor": ("cg", {"pc_type": "gamg", "mg_levels_pc_type": "sor"}, {"pc_type": "gamg", "mg_levels_pc_type": "sor"}, False),
+    # the same with thread blocks (-mat_aijhybrid_factor_blocks thread; aijhybrid only): at R x T,
+    # the preconditioner of the variant without them at R*T ranks
+    "gmres_ilu0_blocks": ("gmres", {"pc_type": "ilu"}, {"pc_type": "bjacobi", "sub_pc_type": "ilu"}, True),
+    "cg_icc0_blocks": ("cg", {"pc_type": "icc"}, {"pc_type": "bjacobi", "sub_pc_type": "icc"}, True),
 }
+BLOCKS = ("gmres_ilu0_blocks", "cg_icc0_blocks")
 EVENTS = ["PCSetUp", "MatLUFactorNum", "MatCholFctrNum", "MatILUFactorSym", "MatICCFactorSym", "AIJHybLevels",
           "AIJHybCMRCM", "PCApply", "MatSolve", "MatSOR", "AIJHybSOR", "MatMult", "KSPSolve"]
 
@@ -129,7 +134,8 @@ def measure(args):
             for order in (args.orderings.split(",") if factor else ["natural"]):
                 for colors in (args.colors.split(",") if factor and order == "cmrcm" and args.colors else [None]):
                     for typ in types:
-                        variants.append((solve, order, colors, typ))
+                        if solve not in BLOCKS or typ == "aijhybrid":
+                            variants.append((solve, order, colors, typ))
         setups = []
         for k, (solve, order, colors, typ) in enumerate(variants):
             ktype, one, many, factor = SOLVES[solve]
@@ -151,11 +157,15 @@ def measure(args):
             ksp.setTolerances(rtol=1e-8, max_it=args.max_it)
             ksp.setFromOptions()
             x = b.duplicate()
+            if solve in BLOCKS:  # read when the factor is made (the matrix's setting)
+                ph.set_factor_blocks(mats[typ], "thread")
             stage.push()
             t0 = MPI.Wtime()
             ksp.setUp()
             ksp.getPC().setUpOnBlocks()
             setup_s = MPI.Wtime() - t0
+            if solve in BLOCKS:
+                ph.set_factor_blocks(mats[typ], "none")
             x.set(0.0)
             if args.pc_only:
                 ksp.setTolerances(max_it=2)
@@ -294,6 +304,13 @@ def targets(recs):
             if a and b and a["solve_s"] and b["solve_s"]:
                 v = a["solve_s"] / b["solve_s"]
                 res.append(("%s %s solve 1x2 aijhybrid vs 2x1 aij (>= 1x, iterations <=)" % (mat, text), "%.2fx, its %d vs %d" % (v, b["iterations"], a["iterations"]), v >= 1.0 and b["iterations"] <= a["iterations"]))
+        # issue 27: GMRES + ILU(0) setup + solve at 1x2 (thread blocks) >= 1.0x aij 2x1 bjacobi/ILU(0), the same preconditioner
+        for solve, base, text in (("gmres_ilu0_blocks", "gmres_ilu0", "GMRES+ILU(0)"), ("cg_icc0_blocks", "cg_icc0", "CG+ICC(0)")):
+            a = find(recs, matrix=mat, solve=base, ordering="natural", type="aij", layout="2x1")
+            b = find(recs, matrix=mat, solve=solve, ordering="natural", type="aijhybrid", layout="1x2")
+            if a and b and a["solve_s"] and b["solve_s"]:
+                v = (a["setup_s"] + a["solve_s"]) / (b["setup_s"] + b["solve_s"])
+                res.append(("%s %s thread blocks setup + solve 1x2 vs 2x1 aij bjacobi (>= 1x, iterations equal)" % (mat, text), "%.2fx, its %d vs %d" % (v, b["iterations"], a["iterations"]), v >= 1.0 and b["iterations"] == a["iterations"]))
         for r in recs:
             if r["matrix"] == mat and r["type"] == "aijhybrid" and r["layout"] == "1x2" and r["solve"] in ("gmres_ilu0", "cg_icc0"):
                 lv = r["events"].get("AIJHybLevels", {}).get("time", 0.0)

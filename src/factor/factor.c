@@ -26,6 +26,16 @@
    MatSolveTranspose(Add)_SeqAIJ, MatSolve_SeqSBAIJ_1(_NaturalOrdering) for ICC (also its
    transposed solve). So the results are bitwise PETSc's for any thread count. With one thread, or
    where a case is not covered (docs/preconditioners.md), the factor keeps PETSc's solves.
+
+   Thread blocks (-mat_aijhybrid_factor_blocks thread, a setting of the matrix): the factorization
+   is that of B, the block-diagonal part of the matrix for one block of rows per thread, split as
+   PETSc splits rows over ranks (src/factor/blocks.h), with the orderings kept within the blocks,
+   which is PCBJACOBI's preconditioner on as many ranks. The symbolic factorization is PETSc's, of B,
+   on the main thread; the numeric one runs each block on its thread with the kernels of
+   src/kernels/ilu.h (PETSc's arithmetic, the block's own pivot shifts), or, where they do not apply,
+   is PETSc's on the main thread; the solves run each block on its thread, one level whose parts are
+   the blocks (AIJHybridLevelsBlocks()), nothing to wait for.
+
    Only the main thread calls PETSc; the parallel regions run the pure kernels on raw arrays.
 */
 #include "../compat.h"
@@ -33,7 +43,10 @@
 #include <petsc/private/matimpl.h>
 #include "../mat/factorsupport.h"
 #include "../kernels/trsv.h"
+#include "../kernels/ilu.h"
 #include "levels.h"
+#include "blocks.h"
+#include "numericplan.h"
 #include "factor.h"
 
 #include "../threads/threads.h"
@@ -61,6 +74,26 @@ typedef struct {
   IS              row, col;
   const PetscInt *r, *c;
 
+  /* -mat_aijhybrid_factor_blocks thread: the factor is that of B, the block-diagonal part of the
+     matrix for nblocks blocks of rows bounds[b] .. bounds[b+1]-1 (0 blocks: the matrix's own factor);
+     the permutations keep each block's rows in the block, so the factor's rows of block b are the
+     same positions. Row i of B is the matrix's nonzeros alo[i] .. alo[i] + (bi[i+1] - bi[i]) - 1. */
+  PetscInt         nblocks;
+  PetscInt        *bounds, *alo;
+  Mat              B;
+  PetscInt        *badiag;           /* B's diagonal positions */
+  PetscInt        *ic;               /* the inverse of the column permutation (ICC: of the permutation); NULL: identity */
+  PetscObjectState anzstate;         /* the matrix's nonzero state B is for */
+  const char      *blocks_off;       /* why thread blocks were asked for and not made (NULL: not asked, or made) */
+  const char      *kernel_off;       /* why the blocks' numeric factorization is PETSc's, on one thread (NULL: the threads' kernels) */
+  PetscBool        own_solves;       /* the package's kernels made the factor: PETSc's solves were never installed, ours are the only ones */
+  PetscBool        numeric_threaded; /* the last numeric factorization ran on the threads */
+  /* the plan of the threads' numeric factorization (src/factor/numericplan.h), for symbolic factorization plan_pattern:
+     ILU of a matrix with inodes: nf nodes nstart, factor row i loading matrix row narow[i], block b
+     the nodes bnode[b] .. bnode[b+1]-1; ICC: the contributors of each row (cptr, crow, cpos) */
+  PetscInt  plan_pattern, nf;
+  PetscInt *nstart, *narow, *bnode;
+  PetscInt *cptr, *crow, *cpos;
   /* the schedules are for symbolic factorization number built_pattern and built_T threads */
   PetscInt        pattern, built_pattern, built_T, nthreads;
   PetscBool       threaded;       /* our solves are installed */
@@ -84,6 +117,7 @@ typedef struct {
   MatAIJHybridFactorSolve mode;
   PetscBool               decided, use_threads; /* decided: the choice is made; use_threads: threaded solves in force */
   PetscInt                trials;               /* MatSolve()s of the trial so far */
+  PetscInt                trial_builds;         /* the schedules (builds) the choice is for */
   PetscLogDouble          t_threaded[AIJHYBRID_FACTOR_TRIALS], t_serial[AIJHYBRID_FACTOR_TRIALS];
   PetscLogDouble          med_threaded, med_serial; /* medians of the trial (0 before) */
 } Mat_AIJHybridFactor;
@@ -135,6 +169,33 @@ static PetscErrorCode FactorSetPermutations(Mat_AIJHybridFactor *ctx, IS row, IS
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode FactorResetPlan(Mat_AIJHybridFactor *ctx)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree(ctx->nstart));
+  PetscCall(PetscFree(ctx->narow));
+  PetscCall(PetscFree(ctx->bnode));
+  PetscCall(PetscFree(ctx->cptr));
+  PetscCall(PetscFree2(ctx->crow, ctx->cpos));
+  ctx->nf           = 0;
+  ctx->plan_pattern = -1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode FactorResetBlocks(Mat_AIJHybridFactor *ctx)
+{
+  PetscFunctionBegin;
+  PetscCall(MatDestroy(&ctx->B));
+  PetscCall(PetscFree2(ctx->bounds, ctx->alo));
+  PetscCall(PetscFree(ctx->badiag));
+  PetscCall(PetscFree(ctx->ic));
+  PetscCall(FactorResetPlan(ctx));
+  ctx->nblocks    = 0;
+  ctx->blocks_off = NULL;
+  ctx->kernel_off = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatDestroy_AIJHybridFactor(Mat F)
 {
   Mat_AIJHybridFactor *ctx       = (Mat_AIJHybridFactor *)F->spptr;
@@ -143,6 +204,7 @@ static PetscErrorCode MatDestroy_AIJHybridFactor(Mat F)
   PetscFunctionBegin;
   PetscCall(FactorResetSchedules(ctx));
   PetscCall(FactorResetPermutations(ctx));
+  PetscCall(FactorResetBlocks(ctx));
   PetscCall(PetscFree(ctx));
   F->spptr        = NULL;
   F->ops->destroy = destroy;
@@ -158,18 +220,20 @@ static PetscErrorCode MatAIJHybridGetFactorInfo_Factor(Mat F, MatAIJHybridFactor
 
   PetscFunctionBegin;
   if (F->ops->destroy != MatDestroy_AIJHybridFactor) PetscFunctionReturn(PETSC_SUCCESS); /* PETSc replaced the factor's data */
-  ctx                 = (Mat_AIJHybridFactor *)F->spptr;
-  info->threaded      = ctx->threaded;
-  info->in_use        = (PetscBool)(ctx->threaded && ctx->decided && ctx->use_threads);
-  info->decided       = (PetscBool)(!ctx->threaded || ctx->decided);
-  info->time_threaded = ctx->med_threaded;
-  info->time_serial   = ctx->med_serial;
-  info->nthreads      = ctx->threaded ? ctx->built_T : 1;
-  info->levels_lower  = ctx->threaded ? ctx->lower.nlevels : 0;
-  info->levels_upper  = ctx->threaded ? ctx->upper.nlevels : 0;
-  info->inode         = ctx->inode;
-  info->builds        = ctx->builds;
-  info->build_time    = ctx->build_time;
+  ctx                    = (Mat_AIJHybridFactor *)F->spptr;
+  info->threaded         = ctx->threaded;
+  info->in_use           = (PetscBool)(ctx->threaded && ctx->decided && ctx->use_threads);
+  info->decided          = (PetscBool)(!ctx->threaded || ctx->decided);
+  info->time_threaded    = ctx->med_threaded;
+  info->time_serial      = ctx->med_serial;
+  info->nthreads         = ctx->threaded ? ctx->built_T : 1;
+  info->levels_lower     = ctx->threaded ? ctx->lower.nlevels : 0;
+  info->levels_upper     = ctx->threaded ? ctx->upper.nlevels : 0;
+  info->inode            = ctx->inode;
+  info->builds           = ctx->builds;
+  info->build_time       = ctx->build_time;
+  info->blocks           = ctx->nblocks;
+  info->numeric_threaded = ctx->numeric_threaded;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -360,6 +424,16 @@ static PetscErrorCode ILUInodeArrays(Mat_AIJHybridFactor *ctx, PetscInt nnodes, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the schedule of one triangular solve with T threads: level-scheduled, or with thread blocks, one
+   level whose part b is block b (the dependencies are checked to stay in their blocks) */
+static PetscErrorCode FactorSchedule(Mat_AIJHybridFactor *ctx, PetscInt n, const PetscInt start[], const PetscInt end[], const PetscInt ind[], PetscBool forward, PetscInt T, AIJHybridLevels *lv)
+{
+  PetscFunctionBegin;
+  if (ctx->nblocks) PetscCall(AIJHybridLevelsBlocks(n, start, end, ind, forward, ctx->nblocks, ctx->bounds, lv));
+  else PetscCall(AIJHybridLevelsBuild(n, start, end, ind, forward, T, AIJHYBRID_LEVELS_MAXCHAIN, lv));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* (re)build what the solves need for the current pattern and T threads; sets ctx->reason when
    the solves must stay PETSc's */
 static PetscErrorCode FactorBuild(Mat F, Mat_AIJHybridFactor *ctx, PetscInt T)
@@ -417,8 +491,8 @@ static PetscErrorCode FactorBuild(Mat F, Mat_AIJHybridFactor *ctx, PetscInt T)
 
       PetscCall(PetscMalloc1(n, &start));
       for (PetscInt i = 0; i < n; i++) start[i] = bdiag[i + 1] + 1;
-      PetscCall(AIJHybridLevelsBuild(n, fi, fi + 1, fj, PETSC_TRUE, T, AIJHYBRID_LEVELS_MAXCHAIN, &ctx->lower));
-      PetscCall(AIJHybridLevelsBuild(n, start, bdiag, fj, PETSC_FALSE, T, AIJHYBRID_LEVELS_MAXCHAIN, &ctx->upper));
+      PetscCall(FactorSchedule(ctx, n, fi, fi + 1, fj, PETSC_TRUE, T, &ctx->lower));
+      PetscCall(FactorSchedule(ctx, n, start, bdiag, fj, PETSC_FALSE, T, &ctx->upper));
       PetscCall(PetscFree(start));
     }
   } else {
@@ -440,8 +514,8 @@ static PetscErrorCode FactorBuild(Mat F, Mat_AIJHybridFactor *ctx, PetscInt T)
       PetscCall(PetscMalloc1(n, &end));
       for (PetscInt i = 0; i < n; i++) end[i] = fi[i + 1] - 1;
       PetscCall(AIJHybridCSCBuild(n, fi, end, fj, PETSC_TRUE, &ctx->cscU));
-      PetscCall(AIJHybridLevelsBuild(n, ctx->cscU.ptr, ctx->cscU.ptr + 1, ctx->cscU.row, PETSC_TRUE, T, AIJHYBRID_LEVELS_MAXCHAIN, &ctx->lower));
-      PetscCall(AIJHybridLevelsBuild(n, fi, end, fj, PETSC_FALSE, T, AIJHYBRID_LEVELS_MAXCHAIN, &ctx->upper));
+      PetscCall(FactorSchedule(ctx, n, ctx->cscU.ptr, ctx->cscU.ptr + 1, ctx->cscU.row, PETSC_TRUE, T, &ctx->lower));
+      PetscCall(FactorSchedule(ctx, n, fi, end, fj, PETSC_FALSE, T, &ctx->upper));
       PetscCall(PetscFree(end));
     }
   }
@@ -477,8 +551,8 @@ static PetscErrorCode FactorBuildTranspose(Mat F, Mat_AIJHybridFactor *ctx)
   PetscCall(AIJHybridCSCBuild(n, start, ctx->bdiag, fj, PETSC_TRUE, &ctx->cscU));
   PetscCall(AIJHybridCSCBuild(n, fi, fi + 1, fj, PETSC_FALSE, &ctx->cscL));
   PetscCall(PetscFree(start));
-  PetscCall(AIJHybridLevelsBuild(n, ctx->cscU.ptr, ctx->cscU.ptr + 1, ctx->cscU.row, PETSC_TRUE, T, AIJHYBRID_LEVELS_MAXCHAIN, &ctx->lowerT));
-  PetscCall(AIJHybridLevelsBuild(n, ctx->cscL.ptr, ctx->cscL.ptr + 1, ctx->cscL.row, PETSC_FALSE, T, AIJHYBRID_LEVELS_MAXCHAIN, &ctx->upperT));
+  PetscCall(FactorSchedule(ctx, n, ctx->cscU.ptr, ctx->cscU.ptr + 1, ctx->cscU.row, PETSC_TRUE, T, &ctx->lowerT));
+  PetscCall(FactorSchedule(ctx, n, ctx->cscL.ptr, ctx->cscL.ptr + 1, ctx->cscL.row, PETSC_FALSE, T, &ctx->upperT));
   PetscCall(PetscLogEventEnd(MATAIJHYBRID_Levels, F, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -605,7 +679,7 @@ static PetscErrorCode MatSolve_AIJHybridFactor(Mat F, Vec b, Vec x)
   PetscFunctionBegin;
   if (!ctx->decided) PetscCall(FactorTrialSolve(F, ctx, kind, b, x));
   else PetscCall(FactorSolveRun(F, kind, b, NULL, x));
-  if (ctx->check) PetscCall(FactorCheck(F, ctx, "MatSolve", ctx->solve, NULL, b, NULL, x));
+  if (ctx->check && ctx->solve) PetscCall(FactorCheck(F, ctx, "MatSolve", ctx->solve, NULL, b, NULL, x));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -617,7 +691,7 @@ static PetscErrorCode FactorSolveChecked(Mat F, SolveKind kind, const char *what
 
   PetscFunctionBegin;
   PetscCall(FactorSolveRun(F, kind, b, y, x));
-  if (ctx->check && y != x) PetscCall(FactorCheck(F, ctx, what, petsc, petscadd, b, y, x));
+  if (ctx->check && y != x && (petsc || petscadd)) PetscCall(FactorCheck(F, ctx, what, petsc, petscadd, b, y, x));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -649,23 +723,23 @@ static PetscErrorCode MatSolveTransposeAdd_AIJHybridFactor(Mat F, Vec b, Vec y, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* ---------------------------------------------------------------- factorization hooks */
-
 /* threads: the threaded solves in force (MatSolve and friends); otherwise PETSc's, except that
    MatSolve stays ours while the trial of the auto choice runs */
 static void FactorInstall(Mat F, Mat_AIJHybridFactor *ctx, PetscBool threads)
 {
+  const PetscBool own = ctx->own_solves; /* no PETSc solves: ours, all of them (those PETSc's numeric factorization installs) */
+
   F->ops->solve             = ctx->solve;
   F->ops->solveadd          = ctx->solveadd;
   F->ops->solvetranspose    = ctx->solvetranspose;
   F->ops->solvetransposeadd = ctx->solvetransposeadd;
   ctx->use_threads          = threads;
-  if (ctx->solve && (threads || !ctx->decided)) F->ops->solve = MatSolve_AIJHybridFactor;
+  if ((ctx->solve || own) && (threads || !ctx->decided)) F->ops->solve = MatSolve_AIJHybridFactor;
   if (!threads) return;
-  if (ctx->solvetranspose) F->ops->solvetranspose = MatSolveTranspose_AIJHybridFactor;
+  if (ctx->solvetranspose || own) F->ops->solvetranspose = MatSolveTranspose_AIJHybridFactor;
   if (ctx->ftype == MAT_FACTOR_ILU) {
-    if (ctx->solveadd) F->ops->solveadd = MatSolveAdd_AIJHybridFactor;
-    if (ctx->solvetransposeadd) F->ops->solvetransposeadd = MatSolveTransposeAdd_AIJHybridFactor;
+    if (ctx->solveadd || own) F->ops->solveadd = MatSolveAdd_AIJHybridFactor;
+    if (ctx->solvetransposeadd || own) F->ops->solvetransposeadd = MatSolveTransposeAdd_AIJHybridFactor;
   }
 }
 
@@ -691,8 +765,17 @@ static PetscErrorCode FactorThreads(Mat A, PetscInt *T)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* after PETSc's numeric factorization: our solves with the threads of the matrix factored */
-static PetscErrorCode FactorAfterNumeric(Mat F, Mat A)
+/* a new symbolic factorization: PETSc's solves of the old one are not to be used */
+static void FactorForgetSolves(Mat_AIJHybridFactor *ctx)
+{
+  ctx->solve = ctx->solvetranspose = NULL;
+  ctx->solveadd = ctx->solvetransposeadd = NULL;
+}
+
+/* after a numeric factorization (petsc: PETSc's, which installed its solves; otherwise the package's
+   kernels, and PETSc's solves are those of an earlier PETSc factorization of this pattern, or none):
+   our solves with the threads of the matrix factored */
+static PetscErrorCode FactorAfterNumeric(Mat F, Mat A, PetscBool petsc)
 {
   Mat_AIJHybridFactor    *ctx = (Mat_AIJHybridFactor *)F->spptr;
   PetscInt                T;
@@ -700,23 +783,27 @@ static PetscErrorCode FactorAfterNumeric(Mat F, Mat A)
   PetscBool               rebuilt = PETSC_FALSE;
 
   PetscFunctionBegin;
-  ctx->solve             = F->ops->solve;
-  ctx->solveadd          = F->ops->solveadd;
-  ctx->solvetranspose    = F->ops->solvetranspose;
-  ctx->solvetransposeadd = F->ops->solvetransposeadd;
-  ctx->threaded          = PETSC_FALSE;
-  ctx->use_threads       = PETSC_FALSE;
+  if (petsc) {
+    ctx->solve             = F->ops->solve;
+    ctx->solveadd          = F->ops->solveadd;
+    ctx->solvetranspose    = F->ops->solvetranspose;
+    ctx->solvetransposeadd = F->ops->solvetransposeadd;
+  }
+  ctx->own_solves  = (PetscBool)!ctx->solve;
+  ctx->threaded    = PETSC_FALSE;
+  ctx->use_threads = PETSC_FALSE;
   PetscCall(MatAIJHybridFactorOptions(A, &mode, &ctx->check)); /* checked even where unused */
   PetscCall(FactorThreads(A, &T));
+  if (ctx->nblocks) T = ctx->nblocks; /* one thread per block, as many as at the symbolic factorization */
   ctx->nthreads = T;
   if (T <= 1) PetscFunctionReturn(PETSC_SUCCESS); /* PETSc's solves are the one-thread solves */
-  if (ctx->built_pattern != ctx->pattern || ctx->built_T != T) {
-    PetscCall(FactorBuild(F, ctx, T));
-    rebuilt = PETSC_TRUE;
-  }
+  if (ctx->built_pattern != ctx->pattern || ctx->built_T != T) PetscCall(FactorBuild(F, ctx, T));
+  rebuilt = (PetscBool)(ctx->builds != ctx->trial_builds); /* here or before the numeric factorization (thread blocks) */
   if (ctx->reason) PetscFunctionReturn(PETSC_SUCCESS);
   ctx->threaded = PETSC_TRUE;
-  if (rebuilt || mode != ctx->mode) { /* a new trial: new schedules, thread count or mode */
+  if (ctx->own_solves) mode = MAT_AIJHYBRID_FACTOR_SOLVE_THREADED; /* no serial solves to choose */
+  if (rebuilt || mode != ctx->mode) {                              /* a new trial: new schedules, thread count or mode */
+    ctx->trial_builds = ctx->builds;
     ctx->mode         = mode;
     ctx->trials       = 0;
     ctx->med_threaded = ctx->med_serial = 0;
@@ -727,27 +814,346 @@ static PetscErrorCode FactorAfterNumeric(Mat F, Mat A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatLUFactorNumeric_AIJHybridFactor(Mat F, Mat A, const MatFactorInfo *info)
+/* ---------------------------------------------------------------- thread blocks */
+
+/* an ordering kept within the blocks (AIJHybridBlocksRestrict()); the identity stays itself */
+static PetscErrorCode FactorBlocksOrdering(Mat_AIJHybridFactor *ctx, IS perm, IS *out)
 {
-  Mat_AIJHybridFactor *ctx = (Mat_AIJHybridFactor *)F->spptr;
+  PetscBool       identity;
+  const PetscInt *p;
+  PetscInt       *q, n = ctx->bounds[ctx->nblocks];
 
   PetscFunctionBegin;
-  PetscCall((*ctx->numeric)(F, A, info));
-  PetscCall(FactorAfterNumeric(F, A));
+  PetscCall(ISIdentity(perm, &identity));
+  if (identity) {
+    PetscCall(PetscObjectReference((PetscObject)perm));
+    *out = perm;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscMalloc1(n, &q));
+  PetscCall(ISGetIndices(perm, &p));
+  PetscCall(AIJHybridBlocksRestrict(n, ctx->nblocks, ctx->bounds, p, q));
+  PetscCall(ISRestoreIndices(perm, &p));
+  PetscCall(ISCreateGeneral(PETSC_COMM_SELF, n, q, PETSC_OWN_POINTER, out));
+  PetscCall(ISSetPermutation(*out));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  FactorBlocksSetUp - at a symbolic factorization of A: with -mat_aijhybrid_factor_blocks thread and
+  T > 1 threads, B the block-diagonal part of A for T blocks split as PETSc splits rows over ranks,
+  and the orderings row, col (ICC: col NULL) kept within the blocks (*brow, *bcol: new references);
+  otherwise no blocks (*Afactor is A, the orderings themselves). B's values are set before each
+  numeric factorization.
+*/
+static PetscErrorCode FactorBlocksSetUp(Mat_AIJHybridFactor *ctx, Mat A, IS row, IS col, Mat *Afactor, IS *brow, IS *bcol)
+{
+  MatAIJHybridFactorBlocks fb = MAT_AIJHYBRID_FACTOR_BLOCKS_NONE;
+  PetscBool                hybrid, sorted;
+  PetscInt                 T, n = A->rmap->n, *bi, *bj;
+  const PetscInt          *ai, *aj;
+  PetscScalar             *ba;
+
+  PetscFunctionBegin;
+  PetscCall(FactorResetBlocks(ctx));
+  *Afactor = A;
+  *brow    = row;
+  *bcol    = col;
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQAIJHYBRID, &hybrid));
+  if (hybrid) PetscCall(MatAIJHybridGetFactorBlocks(A, &fb));
+  if (fb != MAT_AIJHYBRID_FACTOR_BLOCKS_THREAD) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(FactorThreads(A, &T));
+  if (T < 2) {
+    ctx->blocks_off = "one thread: the matrix is the one block";
+    PetscCall(PetscInfo(A, "aijhybrid: -mat_aijhybrid_factor_blocks thread: %s\n", ctx->blocks_off));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatSeqAIJGetCSRAndMemType(A, &ai, &aj, NULL, NULL));
+  PetscCall(PetscMalloc2(T + 1, &ctx->bounds, n, &ctx->alo));
+  AIJHybridBlocksSplit(n, T, ctx->bounds);
+  PetscCall(AIJHybridBlocksPattern(n, ai, aj, T, ctx->bounds, ctx->alo, &bi, &bj, &sorted));
+  if (!sorted) {
+    PetscCall(PetscFree2(ctx->bounds, ctx->alo));
+    ctx->blocks_off = "the matrix's columns are not sorted";
+    PetscCall(PetscInfo(A, "aijhybrid: -mat_aijhybrid_factor_blocks thread: %s\n", ctx->blocks_off));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  ctx->nblocks = T;
+  PetscCall(MatGetNonzeroState(A, &ctx->anzstate));
+  PetscCall(PetscCalloc1(bi[n], &ba));
+  PetscCall(MatCreate(PETSC_COMM_SELF, &ctx->B));
+  PetscCall(MatSetSizes(ctx->B, n, n, n, n));
+  PetscCall(MatSetType(ctx->B, MATSEQAIJ));
+  PetscCall(MatSeqAIJSetPreallocationCSR(ctx->B, bi, bj, ba)); /* assembled: inodes as PETSc finds them in a rank's block */
+  PetscCall(PetscFree2(bi, bj));
+  PetscCall(PetscFree(ba));
+  PetscCall(MatPropagateSymmetryOptions(A, ctx->B));
+  PetscCall(FactorBlocksOrdering(ctx, row, brow));
+  if (col) PetscCall(FactorBlocksOrdering(ctx, col, bcol));
+  *Afactor = ctx->B;
+  { /* for the kernels: B's diagonal positions, the inverse of the column ordering (ICC: of the ordering) */
+    const PetscInt *Bi, *Bj;
+    PetscBool       identity;
+    IS              c = col ? *bcol : *brow, cinv;
+
+    PetscCall(MatSeqAIJGetCSRAndMemType(ctx->B, &Bi, &Bj, NULL, NULL));
+    PetscCall(PetscMalloc1(n, &ctx->badiag));
+    for (PetscInt i = 0; i < n; i++) {
+      ctx->badiag[i] = -1;
+      for (PetscInt p = Bi[i]; p < Bi[i + 1]; p++)
+        if (Bj[p] == i) ctx->badiag[i] = p;
+      if (ctx->badiag[i] < 0 && !ctx->kernel_off) ctx->kernel_off = "a diagonal entry is missing";
+    }
+    PetscCall(ISIdentity(c, &identity));
+    if (!identity) {
+      const PetscInt *ci;
+
+      PetscCall(ISInvertPermutation(c, PETSC_DECIDE, &cinv));
+      PetscCall(ISGetIndices(cinv, &ci));
+      PetscCall(PetscMalloc1(n, &ctx->ic));
+      PetscCall(PetscArraycpy(ctx->ic, ci, n));
+      PetscCall(ISRestoreIndices(cinv, &ci));
+      PetscCall(ISDestroy(&cinv));
+    }
+  }
+  PetscCall(PetscInfo(A, "aijhybrid: %s factorization of the block-diagonal part, %" PetscInt_FMT " thread blocks; numeric factorization: %s%s\n", ctx->ftype == MAT_FACTOR_ILU ? "ILU" : "ICC", T,
+                      ctx->kernel_off ? "PETSc's on one thread: " : "the threads' kernels", ctx->kernel_off ? ctx->kernel_off : ""));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* B's values from A's, each thread its block's rows */
+static PetscErrorCode FactorBlocksValues(Mat_AIJHybridFactor *ctx, Mat A)
+{
+  const PetscScalar *aa;
+  PetscScalar       *ba;
+  const PetscInt    *bi, *bounds = ctx->bounds, *alo = ctx->alo;
+  PetscObjectState   nzstate;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetNonzeroState(A, &nzstate));
+  PetscCheck(nzstate == ctx->anzstate, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "aijhybrid: the matrix's nonzero pattern changed since the symbolic factorization");
+  PetscCall(MatSeqAIJGetArrayRead(A, &aa));
+  PetscCall(MatSeqAIJGetCSRAndMemType(ctx->B, &bi, NULL, NULL, NULL));
+  PetscCall(MatSeqAIJGetArrayWrite(ctx->B, &ba));
+#pragma omp parallel for num_threads(ctx->nblocks) schedule(static, 1)
+  for (PetscInt b = 0; b < ctx->nblocks; b++) AIJHybridBlocksValues(bounds[b], bounds[b + 1], alo, bi, aa, ba);
+  PetscCall(MatSeqAIJRestoreArrayWrite(ctx->B, &ba));
+  PetscCall(MatSeqAIJRestoreArrayRead(A, &aa));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  FactorBlocksPlan - what the kernels of src/kernels/ilu.h need besides the factor's pattern, once per
+  symbolic factorization: ILU of a matrix with inodes, whose numeric factorization PETSc makes with
+  MatLUFactorNumeric_SeqAIJ_Inode(), the nodes it computes together (each within a block); ICC, the
+  order in which each row's contributors are added. Sets ctx->kernel_off where they do not apply.
+*/
+static PetscErrorCode FactorBlocksPlan(Mat_AIJHybridFactor *ctx)
+{
+  const PetscInt n = ctx->n, nb = ctx->nblocks;
+
+  PetscFunctionBegin;
+  if (ctx->plan_pattern == ctx->pattern) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(FactorResetPlan(ctx));
+  ctx->plan_pattern = ctx->pattern;
+  if (ctx->ftype == MAT_FACTOR_ILU) {
+    PetscInt  nnodes = 0, *sizes = NULL, *ns;
+    PetscBool ok;
+
+    PetscCall(MatInodeGetInodeSizes(ctx->B, &nnodes, &sizes, NULL));
+    if (!sizes) PetscFunctionReturn(PETSC_SUCCESS); /* MatLUFactorNumeric_SeqAIJ(): row by row */
+    PetscCall(PetscMalloc1(nnodes, &ns));
+#if PETSC_VERSION_LT(3, 24, 0)
+    for (PetscInt k = 0; k < nnodes; k++) ns[k] = sizes[k];
+    PetscCall(AIJHybridILUNodes(n, nnodes, ns, ctx->r, PETSC_FALSE, &ctx->nf, &ctx->nstart, &ctx->narow, &ok));
+#else
+    for (PetscInt k = 0; k < nnodes; k++) ns[k] = sizes[k + 1] - sizes[k];     /* cumulative (inode.size_csr) */
+    PetscCall(AIJHybridILUNodes(n, nnodes, ns, ctx->r, PETSC_TRUE, &ctx->nf, &ctx->nstart, &ctx->narow, &ok));
+#endif
+    PetscCall(PetscFree(ns));
+    if (ok) {
+      const PetscInt *Bi;
+
+      PetscCall(MatSeqAIJGetCSRAndMemType(ctx->B, &Bi, NULL, NULL, NULL));
+      PetscCall(AIJHybridILUNodesCheck(n, ctx->fi, ctx->fj, ctx->bdiag, ctx->nf, ctx->nstart, Bi, ctx->narow, &ok));
+    }
+    if (ok) { /* each block a run of whole nodes */
+      PetscCall(PetscMalloc1(nb + 1, &ctx->bnode));
+      for (PetscInt b = 0, u = 0; b <= nb && ok; b++) {
+        while (u < ctx->nf && ctx->nstart[u] < ctx->bounds[b]) u++;
+        ctx->bnode[b] = u;
+        if ((u < ctx->nf ? ctx->nstart[u] : n) != ctx->bounds[b]) ok = PETSC_FALSE;
+      }
+    }
+    if (!ok) {
+      ctx->kernel_off = "the inode nodes of PETSc's numeric factorization are not the ones the kernels compute";
+      PetscCall(FactorResetPlan(ctx));
+      ctx->plan_pattern = ctx->pattern;
+    }
+  } else PetscCall(AIJHybridICCContributors(n, ctx->fi, ctx->fj, &ctx->cptr, &ctx->crow, &ctx->cpos));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  BlockNumeric - (pure, run by one thread) the numeric factorization of block b: its rows (or inode  nodes) in order, in passes as PETSc's shift strategies make them (MatPivotCheck(); ILU: MatPivotRefine()),
+  with the block's own shift: what PETSc's factorization of the block alone does. *st: the last
+  pass's pivots; *sh: the shifts; *flops: all passes'.
+*/
+static void BlockNumeric(const Mat_AIJHybridFactor *ctx, PetscInt b, const PetscInt *Bi, const PetscInt *Bj, const PetscScalar *Ba, PetscScalar *fa, const AIJHybridPivotRule *given, PetscScalar *rtmp, AIJHybridPivotStatus *st, AIJHybridShift *sh,
+                         PetscLogDouble *flops)
+{
+  const PetscInt     s = ctx->bounds[b], e = ctx->bounds[b + 1], *ic = ctx->ic, *r = ctx->r;
+  AIJHybridPivotRule rule = *given;
+
+  AIJHybridShiftInit(sh, rule.type, rule.type == AIJHYBRID_SHIFT_POSITIVE_DEFINITE ? AIJHybridShiftTop(e - s, Bi + s, ctx->badiag + s, Ba, rule.zeropivot) : 0);
+  *flops = 0;
+  for (;;) {
+    rule.shift = sh->shift_amount;
+    AIJHybridPivotStatusInit(st);
+    if (ctx->ftype == MAT_FACTOR_ICC) AIJHybridICCNumericRows(s, e, NULL, Bi, Bj, Ba, r, ic, ctx->fi, ctx->fj, fa, fa, ctx->cptr, ctx->crow, ctx->cpos, &rule, rtmp, st);
+    else if (ctx->nstart) AIJHybridILUNumericNodes(ctx->bnode[b], ctx->bnode[b + 1], NULL, ctx->nstart, ctx->n, Bi, Bj, Ba, ctx->narow, ic, ctx->fi, ctx->fj, ctx->bdiag, fa, &rule, rtmp, st);
+    else AIJHybridILUNumericRows(s, e, NULL, Bi, Bj, Ba, r, ic, ctx->fi, ctx->fj, ctx->bdiag, fa, &rule, rtmp, st);
+    *flops += st->flops;
+    if (st->newshift) AIJHybridShiftFailed(sh, &rule);
+    else if (ctx->ftype == MAT_FACTOR_ICC || !AIJHybridShiftRefine(sh, rule.type)) break; /* (MatCholeskyFactorNumeric_SeqAIJ() does not refine) */
+  }
+}
+
+/*
+  FactorBlocksNumeric - the numeric factorization of B, each block by its thread with the kernels of
+  src/kernels/ilu.h (*done), unless they do not cover the case (ctx->kernel_off, or a factor layout
+  the solves do not recognise: ctx->reason), which PETSc's numeric factorization then does on one
+  thread. What PETSc's routine does besides the values is done here: the zero pivot recorded in the
+  factor (or the error of a matrix that must not fail), the flops logged, the factor marked assembled.
+*/
+static PetscErrorCode FactorBlocksNumeric(Mat F, Mat_AIJHybridFactor *ctx, Mat A, const MatFactorInfo *info, PetscBool *done, PetscBool *shifted)
+{
+  const PetscInt        nb = ctx->nblocks;
+  const PetscInt       *Bi, *Bj;
+  const PetscScalar    *Ba;
+  PetscScalar          *fa, *rtmp;
+  AIJHybridPivotStatus *st;
+  AIJHybridShift       *sh;
+  PetscLogDouble       *flops, total = 0;
+  AIJHybridPivotRule    rule;
+  PetscFunctionBegin;
+  *done    = PETSC_FALSE;
+  *shifted = PETSC_FALSE;
+  if (ctx->kernel_off) PetscFunctionReturn(PETSC_SUCCESS);
+  F->assembled = PETSC_TRUE;                                                                        /* as PETSc's numeric factorization leaves it; its inodes, known since the symbolic one, can be read */
+  if (ctx->built_pattern != ctx->pattern || ctx->built_T != nb) PetscCall(FactorBuild(F, ctx, nb)); /* the factor's layout, checked */
+  if (ctx->reason) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(FactorBlocksPlan(ctx));
+  if (ctx->kernel_off) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatSeqAIJGetCSRAndMemType(ctx->B, &Bi, &Bj, NULL, NULL));
+  PetscCall(MatSeqAIJGetArrayRead(ctx->B, &Ba));
+  PetscCall(FactorGetValues(F, ctx, &fa));
+  rule.type        = (PetscInt)info->shifttype;
+  rule.zeropivot   = info->zeropivot;
+  rule.shiftamount = info->shiftamount;
+  rule.shift       = 0;
+  /* the blocks touch disjoint entries of rtmp (the inode kernel: of its 4 stripes of n) */
+  PetscCall(PetscMalloc4((ctx->nstart ? 4 : 1) * ctx->n, &rtmp, nb, &st, nb, &sh, nb, &flops));
+#pragma omp parallel num_threads(nb)
+  {
+    const PetscInt nth = omp_get_num_threads(), tid = omp_get_thread_num();
+
+    for (PetscInt b = tid; b < nb; b += nth) BlockNumeric(ctx, b, Bi, Bj, Ba, fa, &rule, rtmp, &st[b], &sh[b], &flops[b]);
+  }
+  PetscCall(MatSeqAIJRestoreArrayRead(ctx->B, &Ba));
+  for (PetscInt b = 0; b < nb; b++) {
+    total += flops[b];
+    if (st[b].nzero) { /* MatPivotCheck_none(): the last in the serial order is the one recorded */
+      const PetscInt row = ctx->ftype == MAT_FACTOR_ICC ? AIJHybridICCPivotRow(ctx->bounds[b + 1], ctx->fi, ctx->fj, st[b].zlast) : st[b].zlast;
+
+      PetscCheck(!A->erroriffailure, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Zero pivot row %" PetscInt_FMT " value %g tolerance %g", row, (double)st[b].vlast, (double)info->zeropivot);
+      PetscCall(PetscInfo(A, "Detected zero pivot in factorization in row %" PetscInt_FMT " value %g tolerance %g\n", row, (double)st[b].vlast, (double)info->zeropivot));
+      F->factorerrortype             = MAT_FACTOR_NUMERIC_ZEROPIVOT;
+      F->factorerror_zeropivot_value = st[b].vlast;
+      F->factorerror_zeropivot_row   = row;
+    }
+    if (sh[b].nshift) *shifted = PETSC_TRUE;
+    if (sh[b].nshift || st[b].ninblocks)
+      PetscCall(PetscInfo(A, "aijhybrid: thread block %" PetscInt_FMT ": %" PetscInt_FMT " shift passes, shift amount %g, %" PetscInt_FMT " pivots shifted in blocks\n", b, sh[b].nshift, (double)sh[b].shift_amount, st[b].ninblocks));
+  }
+  PetscCall(PetscFree4(rtmp, st, sh, flops));
+  PetscCall(PetscLogFlops(total + ctx->n));
+  F->preallocated = PETSC_TRUE;
+  *done           = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* -mat_aijhybrid_factor_check: PETSc's numeric factorization of B again, which must give the
+   kernels' bits (it also installs PETSc's solves, which the solves are then checked against).
+   Not where a block needed a shifted pass: PETSc's factorization of B shifts all the blocks with the
+   amount the whole matrix needs, the blocks' (as PCBJACOBI's on as many ranks) their own. */
+static PetscErrorCode FactorBlocksCheck(Mat F, Mat_AIJHybridFactor *ctx, const MatFactorInfo *info)
+{
+  PetscScalar *fa, *mine;
+  PetscInt     nz = ctx->ftype == MAT_FACTOR_ILU ? ctx->nz : ctx->fi[ctx->n];
+
+  PetscFunctionBegin;
+  PetscCall(FactorGetValues(F, ctx, &fa));
+  PetscCall(PetscMalloc1(nz, &mine));
+  PetscCall(PetscArraycpy(mine, fa, nz));
+  PetscCall((*ctx->numeric)(F, ctx->B, info));
+  PetscCall(FactorGetValues(F, ctx, &fa));
+  for (PetscInt k = 0; k < nz; k++)
+    PetscCheck(!memcmp(&mine[k], &fa[k], sizeof(PetscScalar)), PETSC_COMM_SELF, PETSC_ERR_PLIB, "aijhybrid: the threads' numeric factorization differs from PETSc's in entry %" PetscInt_FMT " of the factor (%" PetscInt_FMT " thread blocks)", k,
+               ctx->nblocks);
+  PetscCall(PetscFree(mine));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* ---------------------------------------------------------------- factorization hooks */
+
+static PetscErrorCode MatLUFactorNumeric_AIJHybridFactor(Mat F, Mat A, const MatFactorInfo *info)
+{
+  Mat_AIJHybridFactor *ctx   = (Mat_AIJHybridFactor *)F->spptr;
+  PetscBool            petsc = PETSC_TRUE, check = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  if (ctx->nblocks) { /* the factor of B */
+    MatAIJHybridFactorSolve mode = MAT_AIJHYBRID_FACTOR_SOLVE_AUTO;
+    PetscBool               done, shifted;
+
+    PetscCall(FactorBlocksValues(ctx, A));
+    PetscCall(FactorBlocksNumeric(F, ctx, A, info, &done, &shifted));
+    PetscCall(MatAIJHybridFactorOptions(A, &mode, &check));
+    if (check && shifted)
+      PetscCall(PetscInfo(A, "aijhybrid: -mat_aijhybrid_factor_check: a thread block needed a shifted pass: the numeric factorization is not compared with PETSc's of the whole block-diagonal matrix, which shifts all blocks alike\n"));
+    check = (PetscBool)(check && !shifted);
+    if (done && check) PetscCall(FactorBlocksCheck(F, ctx, info));
+    else if (!done) PetscCall((*ctx->numeric)(F, ctx->B, info));
+    petsc                 = (PetscBool)(!done || check);
+    ctx->numeric_threaded = done;
+  } else {
+    PetscCall((*ctx->numeric)(F, A, info));
+    ctx->numeric_threaded = PETSC_FALSE;
+  }
+  PetscCall(FactorAfterNumeric(F, A, petsc));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MatILUFactorSymbolic_AIJHybridFactor(Mat F, Mat A, IS row, IS col, const MatFactorInfo *info)
 {
   Mat_AIJHybridFactor *ctx = (Mat_AIJHybridFactor *)F->spptr;
+  Mat                  Af;
+  IS                   brow, bcol;
 
   PetscFunctionBegin;
   FactorSolvesOff(F, ctx);
-  PetscCall((*ctx->ilusymbolic)(F, A, row, col, info));
+  FactorForgetSolves(ctx);
+  PetscCall(FactorBlocksSetUp(ctx, A, row, col, &Af, &brow, &bcol));
+  PetscCall((*ctx->ilusymbolic)(F, Af, brow, bcol, info));
   PetscCall(MatAIJHybridForgetComposed(F)); /* copied from A with its function list */
   ctx->numeric            = F->ops->lufactornumeric;
   F->ops->lufactornumeric = MatLUFactorNumeric_AIJHybridFactor;
-  PetscCall(FactorSetPermutations(ctx, row, col));
+  PetscCall(FactorSetPermutations(ctx, brow, bcol));
+  if (ctx->nblocks) {
+    PetscCall(ISDestroy(&brow));
+    PetscCall(ISDestroy(&bcol));
+  }
   ctx->pattern++;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -755,14 +1161,19 @@ static PetscErrorCode MatILUFactorSymbolic_AIJHybridFactor(Mat F, Mat A, IS row,
 static PetscErrorCode MatICCFactorSymbolic_AIJHybridFactor(Mat F, Mat A, IS perm, const MatFactorInfo *info)
 {
   Mat_AIJHybridFactor *ctx = (Mat_AIJHybridFactor *)F->spptr;
+  Mat                  Af;
+  IS                   bperm, none;
 
   PetscFunctionBegin;
   FactorSolvesOff(F, ctx);
-  PetscCall((*ctx->iccsymbolic)(F, A, perm, info));
+  FactorForgetSolves(ctx);
+  PetscCall(FactorBlocksSetUp(ctx, A, perm, NULL, &Af, &bperm, &none));
+  PetscCall((*ctx->iccsymbolic)(F, Af, bperm, info));
   PetscCall(MatAIJHybridForgetComposed(F));
   ctx->numeric                  = F->ops->choleskyfactornumeric;
   F->ops->choleskyfactornumeric = MatLUFactorNumeric_AIJHybridFactor;
-  PetscCall(FactorSetPermutations(ctx, perm, perm));
+  PetscCall(FactorSetPermutations(ctx, bperm, bperm));
+  if (ctx->nblocks) PetscCall(ISDestroy(&bperm));
   ctx->pattern++;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -809,6 +1220,7 @@ static PetscErrorCode FactorCreate(Mat A, MatFactorType ftype, Mat *F)
   PetscCall(PetscNew(&ctx));
   ctx->ftype         = ftype;
   ctx->built_pattern = -1;
+  ctx->plan_pattern  = -1;
   ctx->destroy       = (*F)->ops->destroy;
   (*F)->spptr        = ctx;
   (*F)->ops->destroy = MatDestroy_AIJHybridFactor;

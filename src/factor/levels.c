@@ -124,6 +124,45 @@ PetscErrorCode AIJHybridLevelsBuild(PetscInt n, const PetscInt start[], const Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+  AIJHybridLevelsBlocks - the schedule of a triangular solve over n rows that fall into nblocks
+  independent blocks of consecutive rows, bounds[b] .. bounds[b+1]-1 (the factor of a
+  block-diagonal matrix): one level whose part b is block b, its rows in the serial order
+  (ascending forward, descending backward), waiting for nothing. The dependencies (start, end,
+  ind, as for AIJHybridLevelsBuild()) are checked: one outside the row's block, or on the wrong
+  side of the row, is an error (PETSC_ERR_ARG_OUTOFRANGE).
+*/
+PetscErrorCode AIJHybridLevelsBlocks(PetscInt n, const PetscInt start[], const PetscInt end[], const PetscInt ind[], PetscBool forward, PetscInt nblocks, const PetscInt bounds[], AIJHybridLevels *lv)
+{
+  PetscFunctionBegin;
+  PetscCheck(nblocks >= 1 && bounds[0] == 0 && bounds[nblocks] == n, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Block schedule of %" PetscInt_FMT " rows in %" PetscInt_FMT " blocks", n, nblocks);
+  for (PetscInt b = 0; b < nblocks; b++) {
+    PetscCheck(bounds[b + 1] >= bounds[b], PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Block %" PetscInt_FMT " of a block schedule has negative size", b);
+    for (PetscInt i = bounds[b]; i < bounds[b + 1]; i++)
+      for (PetscInt p = start[i]; p < end[i]; p++) {
+        const PetscInt d = ind[p];
+
+        PetscCheck(forward ? (d >= bounds[b] && d < i) : (d > i && d < bounds[b + 1]), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Row %" PetscInt_FMT " of block %" PetscInt_FMT " of a %s solve depends on row %" PetscInt_FMT, i, b,
+                   forward ? "forward" : "backward", d);
+      }
+  }
+  lv->n        = n;
+  lv->nthreads = nblocks;
+  lv->nlevels  = n ? 1 : 0;
+  lv->maxwidth = n;
+  lv->nchains  = nblocks;
+  PetscCall(PetscMalloc3(n, &lv->order, lv->nlevels + 1, &lv->lptr, lv->nlevels * (nblocks + 1), &lv->tb));
+  PetscCall(PetscCalloc1(lv->nlevels * nblocks * nblocks, &lv->need));
+  lv->lptr[0] = 0;
+  if (n) {
+    lv->lptr[1] = n;
+    for (PetscInt b = 0; b <= nblocks; b++) lv->tb[b] = bounds[b];
+    for (PetscInt b = 0; b < nblocks; b++)
+      for (PetscInt q = bounds[b]; q < bounds[b + 1]; q++) lv->order[q] = forward ? q : bounds[b + 1] - 1 - (q - bounds[b]);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode AIJHybridLevelsDestroy(AIJHybridLevels *lv)
 {
   PetscFunctionBegin;

@@ -24,15 +24,16 @@ typedef struct {
 
 /* what the options and the Set functions write; MatDuplicate() copies it */
 typedef struct {
-  AIJHybridPartParams params;       /* params.task_share unused: see task_share */
-  PetscBool           nthreads_set; /* set by the user; otherwise follow omp_get_max_threads() */
-  MatAIJHybridMode    mode;         /* requested; AUTO resolves per product */
-  PetscBool           first_touch;  /* multiply copies of the blocks placed by their threads */
-  PetscInt            prefetch;     /* software prefetch distance in nonzeros, 0: none; -1: measured */
-  PetscReal           task_share;   /* task mode: thread 0's diagonal share after the exchange; < 0: measured */
-  PetscBool           node_aware;   /* the halo PetscSF's type is nodeaware (else what -sf_type says) */
-  PetscInt            node_size;    /* its emulated nodes; 0: the SF's own choice */
-  PetscBool           sor_serial;   /* MatSOR runs AIJ's sweeps */
+  AIJHybridPartParams      params;        /* params.task_share unused: see task_share */
+  PetscBool                nthreads_set;  /* set by the user; otherwise follow omp_get_max_threads() */
+  MatAIJHybridMode         mode;          /* requested; AUTO resolves per product */
+  PetscBool                first_touch;   /* multiply copies of the blocks placed by their threads */
+  PetscInt                 prefetch;      /* software prefetch distance in nonzeros, 0: none; -1: measured */
+  PetscReal                task_share;    /* task mode: thread 0's diagonal share after the exchange; < 0: measured */
+  PetscBool                node_aware;    /* the halo PetscSF's type is nodeaware (else what -sf_type says) */
+  PetscInt                 node_size;     /* its emulated nodes; 0: the SF's own choice */
+  PetscBool                sor_serial;    /* MatSOR runs AIJ's sweeps */
+  MatAIJHybridFactorBlocks factor_blocks; /* ILU/ICC factor the block-diagonal part, one block per thread (src/factor/) */
 } AIJHybridSettings;
 
 /* the caches, each valid for a block's pattern and the parameters it was built with */

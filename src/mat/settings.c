@@ -8,8 +8,9 @@
 #include "factorsupport.h"
 #include "../options/optiontable.h"
 
-const char *const MatAIJHybridModes[]          = {"auto", "vector", "task", "MatAIJHybridMode", "MAT_AIJHYBRID_MODE_", NULL};
-const char *const MatAIJHybridPartitionTypes[] = {"rows", "nnz", "diffusion", "optimal", "MatAIJHybridPartitionType", "MAT_AIJHYBRID_PARTITION_", NULL};
+const char *const MatAIJHybridModes[]             = {"auto", "vector", "task", "MatAIJHybridMode", "MAT_AIJHYBRID_MODE_", NULL};
+const char *const MatAIJHybridPartitionTypes[]    = {"rows", "nnz", "diffusion", "optimal", "MatAIJHybridPartitionType", "MAT_AIJHYBRID_PARTITION_", NULL};
+const char *const MatAIJHybridFactorBlocksTypes[] = {"none", "thread", "MatAIJHybridFactorBlocks", "MAT_AIJHYBRID_FACTOR_BLOCKS_", NULL};
 
 /*
   The -mat_aijhybrid_* options, each described once (src/options/optiontable.h): the README's options
@@ -31,6 +32,7 @@ enum {
   OPT_SOR_SERIAL,
   OPT_FACTOR_SOLVE,
   OPT_FACTOR_CHECK,
+  OPT_FACTOR_BLOCKS,
   OPT_COUNT
 };
 
@@ -109,6 +111,13 @@ static const AIJHybridOption MatAIJHybridOptionList[OPT_COUNT] = {
                             NULL,                                                                                                              "a boolean (true, false, yes, no, on, off, 1, 0; no value: true)",
                             "false",                                                                                                                                                                                       "Debugging: compare every threaded triangular solve of an ILU/ICC factor with PETSc's own (read when the factor is made)",
                             "MatAIJHybridGetFactorInfo"                                                                                                                                                                                                                                                                                                                                                       },
+  [OPT_FACTOR_BLOCKS]    = {"mat_aijhybrid_factor_blocks",
+                            AIJHYBRID_OPTION_ENUM,                                   0,
+                            0,                                                                          0,
+                            {0, 0},
+                            MatAIJHybridFactorBlocksTypes,                                                                                     "one of none, thread",
+                            "none (the exact factorization)",                                                                                                                                                              "ILU/ICC: factor the whole matrix (none) or, like PCBJACOBI over as many ranks, the diagonal block of each thread's rows, all at once (thread)",
+                            "MatAIJHybridSetFactorBlocks"                                                                                                                                                                                                                                                                                                                                                     },
 };
 
 const struct AIJHybridOptionTable_s MatAIJHybridOptionTable = {"mat_aijhybrid_", "AIJHybrid options (hybrid MPI/OpenMP products)", "-mat_type aijhybrid", "MATAIJHYBRID", OPT_COUNT, MatAIJHybridOptionList};
@@ -135,6 +144,7 @@ PetscErrorCode MatAIJHybridSetFromOptions_Private(Mat A, AIJHybridOptionItems Pe
   v[OPT_SOR_SERIAL].i       = ctx->set.sor_serial;
   v[OPT_FACTOR_SOLVE].i     = (PetscInt)MAT_AIJHYBRID_FACTOR_SOLVE_AUTO; /* read by the factors (src/factor/factor.c) */
   v[OPT_FACTOR_CHECK].i     = 0;                                         /* read by the factors themselves (src/factor/factor.c) when they are made */
+  v[OPT_FACTOR_BLOCKS].i    = (PetscInt)ctx->set.factor_blocks;
   /* every option read and checked before any is applied: a bad one leaves the matrix as it was */
   PetscCall(AIJHybridOptionsProcess(PetscOptionsObject, (PetscObject)A, &MatAIJHybridOptionTable, v));
   if (v[OPT_NUM_THREADS].set) PetscCall(MatAIJHybridSetNumThreads(A, v[OPT_NUM_THREADS].i));
@@ -148,6 +158,7 @@ PetscErrorCode MatAIJHybridSetFromOptions_Private(Mat A, AIJHybridOptionItems Pe
   if (v[OPT_NODE_AWARE].set) PetscCall(MatAIJHybridSetNodeAware(A, (PetscBool)v[OPT_NODE_AWARE].i));
   if (v[OPT_NODE_SIZE].set) PetscCall(MatAIJHybridSetNodeSize(A, v[OPT_NODE_SIZE].i));
   if (v[OPT_SOR_SERIAL].set) PetscCall(MatAIJHybridSetSORSerial(A, (PetscBool)v[OPT_SOR_SERIAL].i));
+  if (v[OPT_FACTOR_BLOCKS].set) PetscCall(MatAIJHybridSetFactorBlocks(A, (MatAIJHybridFactorBlocks)v[OPT_FACTOR_BLOCKS].i));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -434,6 +445,28 @@ static PetscErrorCode MatAIJHybridGetSORSerial_AIJHybrid(Mat A, PetscBool *seria
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode MatAIJHybridSetFactorBlocks_AIJHybrid(Mat A, MatAIJHybridFactorBlocks blocks)
+{
+  Mat_AIJHybrid *ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
+  PetscCheck(blocks == MAT_AIJHYBRID_FACTOR_BLOCKS_NONE || blocks == MAT_AIJHYBRID_FACTOR_BLOCKS_THREAD, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Invalid value %d for -mat_aijhybrid_factor_blocks: must be none or thread",
+             (int)blocks);
+  ctx->set.factor_blocks = blocks;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatAIJHybridGetFactorBlocks_AIJHybrid(Mat A, MatAIJHybridFactorBlocks *blocks)
+{
+  Mat_AIJHybrid *ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
+  *blocks = ctx->set.factor_blocks;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* compose (on) or remove the implementations of the public settings functions on an aijhybrid matrix */
 PetscErrorCode MatAIJHybridComposeSettings(Mat A, PetscBool on)
 {
@@ -460,6 +493,8 @@ PetscErrorCode MatAIJHybridComposeSettings(Mat A, PetscBool on)
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAIJHybridGetNodeSize_C", on ? MatAIJHybridGetNodeSize_AIJHybrid : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAIJHybridSetSORSerial_C", on ? MatAIJHybridSetSORSerial_AIJHybrid : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAIJHybridGetSORSerial_C", on ? MatAIJHybridGetSORSerial_AIJHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAIJHybridSetFactorBlocks_C", on ? MatAIJHybridSetFactorBlocks_AIJHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAIJHybridGetFactorBlocks_C", on ? MatAIJHybridGetFactorBlocks_AIJHybrid : NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1059,5 +1094,68 @@ PetscErrorCode MatAIJHybridGetSORSerial(Mat A, PetscBool *serial)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
   PetscUseMethod(A, "MatAIJHybridGetSORSerial_C", (Mat, PetscBool *), (A, serial));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatAIJHybridSetFactorBlocks - Chooses what the ILU/ICC factorizations of an `MATAIJHYBRID` matrix factor:
+  the whole matrix, or the diagonal block of each thread's rows, as `PCBJACOBI` does across ranks
+
+  Logically Collective
+
+  Input Parameters:
++ A      - the matrix
+- blocks - `MAT_AIJHYBRID_FACTOR_BLOCKS_NONE` (default): the exact factorization of the matrix, with
+           level-scheduled threaded solves; `MAT_AIJHYBRID_FACTOR_BLOCKS_THREAD`: the factorization of its
+           block-diagonal part, one block of consecutive rows per thread, each block's numeric
+           factorization and solves run by its thread independently of the others
+
+  Options Database Key:
+. -mat_aijhybrid_factor_blocks <none,thread> - what ILU/ICC factor
+
+  Level: intermediate
+
+  Notes:
+  The blocks split the rows as `PetscSplitOwnership()` splits them over ranks, so on one rank with T
+  threads `PCILU`/`PCICC` give the preconditioner of `PCBJACOBI` with ILU/ICC blocks on T ranks
+  (the same iteration counts); on R ranks, each rank's diagonal block (`PCBJACOBI`'s) is split again
+  over its threads. A weaker preconditioner than the exact factorization (the couplings between
+  the blocks are dropped) whose solves need no synchronisation: see the documentation of the
+  preconditioners for when to choose which. It applies to factors made after it is set, of the
+  matrix, of its diagonal block (`MatGetDiagonalBlock()`) and of its sub-matrices
+  (`MatCreateSubMatrices()`); with one thread, or an ordering that moves rows between blocks, see
+  `MatAIJHybridGetFactorInfo()`.
+
+.seealso: `MATAIJHYBRID`, `MatAIJHybridGetFactorBlocks()`, `MatAIJHybridGetFactorInfo()`, `PCILU`, `PCICC`, `PCBJACOBI`
+@*/
+PetscErrorCode MatAIJHybridSetFactorBlocks(Mat A, MatAIJHybridFactorBlocks blocks)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscValidLogicalCollectiveEnum(A, blocks, 2);
+  PetscTryMethod(A, "MatAIJHybridSetFactorBlocks_C", (Mat, MatAIJHybridFactorBlocks), (A, blocks));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  MatAIJHybridGetFactorBlocks - Tells what the ILU/ICC factorizations of an `MATAIJHYBRID` matrix factor
+
+  Not Collective
+
+  Input Parameter:
+. A - the matrix
+
+  Output Parameter:
+. blocks - `MAT_AIJHYBRID_FACTOR_BLOCKS_NONE` or `MAT_AIJHYBRID_FACTOR_BLOCKS_THREAD`
+
+  Level: intermediate
+
+.seealso: `MatAIJHybridSetFactorBlocks()`
+@*/
+PetscErrorCode MatAIJHybridGetFactorBlocks(Mat A, MatAIJHybridFactorBlocks *blocks)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(A, MAT_CLASSID, 1);
+  PetscUseMethod(A, "MatAIJHybridGetFactorBlocks_C", (Mat, MatAIJHybridFactorBlocks *), (A, blocks));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

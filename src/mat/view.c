@@ -94,6 +94,7 @@ PetscErrorCode MatAIJHybridView_Private(Mat A, PetscViewer viewer, Mat_AIJHybrid
   }
   if (ctx->set.first_touch) PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: first touch: the products multiply copies of the blocks placed by their threads\n"));
   if (ctx->set.sor_serial) PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: MatSOR runs AIJ's serial sweeps (-mat_aijhybrid_sor_serial)\n"));
+  if (ctx->set.factor_blocks == MAT_AIJHYBRID_FACTOR_BLOCKS_THREAD) PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: ILU/ICC factor the diagonal block of each thread's rows (-mat_aijhybrid_factor_blocks thread)\n"));
   {
     /* software prefetch (src/mat/tune.c): in force on the ranks, -1 while measured */
     PetscInt use = ctx->set.prefetch >= 0 ? ctx->set.prefetch : ctx->tune.pf_use, loc[2] = {-use, use}, glob[2];

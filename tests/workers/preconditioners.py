@@ -4,9 +4,13 @@ One solve of a 3D Poisson 7-point matrix (m^3 rows; -m, default 12) with the KSP
 options (-ksp_type, -pc_type, ... as usual), the matrix aij (-hybrid 0) or aijhybrid (-hybrid 1,
 its options -mat_aijhybrid_* as given; -prefix P: the matrix's options prefix); b = 1, x0 = 0,
 hybrid vectors for both. Reports the iterations, the residual
-history, the converged reason and, for factor PCs, the factor's threaded-solve info.
+history, the converged reason, a digest of one PCApply() (the preconditioner's bits) and, for
+factor PCs (also the first block of PCBJACOBI/PCASM), the factor's threaded-solve info.
 """
+import hashlib
 import sys
+
+import numpy as np
 
 import common as C
 
@@ -53,13 +57,26 @@ x.set(0.0)
 ksp.solve(b, x)
 
 info = {}
+pc = ksp.getPC()
 if hybrid:
-    pc = ksp.getPC()
-    if pc.getType() in ("ilu", "icc"):
-        info = C.ph.get_factor_info(pc.getFactorMatrix())
+    sub = pc
+    if pc.getType() == "asm":
+        sub = pc.getASMSubKSP()[0].getPC()
+    elif pc.getType() == "bjacobi" and hasattr(pc, "getBJacobiSubKSP"):  # (not in petsc4py 3.18)
+        sub = pc.getBJacobiSubKSP()[0].getPC()
+    if sub.getType() in ("ilu", "icc"):
+        info = C.ph.get_factor_info(sub.getFactorMatrix())
+# the preconditioner's bits: a digest of PCApply() of a fixed vector, gathered in the global order
+v = b.duplicate()
+rs, re = v.getOwnershipRange()
+v.setArray(np.sin(0.37 * np.arange(rs, re)) + 1.0)
+y = b.duplicate()
+pc.apply(v, y)
+parts = C.comm.gather(y.getArray(readonly=True).copy(), root=0)
+pcapply = hashlib.sha256(np.concatenate(parts).tobytes()).hexdigest() if C.rank() == 0 else None
 hist = [float(v) for v in ksp.getConvergenceHistory()]
 r = b.duplicate()
 A.mult(x, r)
 r.aypx(-1.0, b)
-C.report({"iterations": ksp.getIterationNumber(), "reason": int(ksp.getConvergedReason()), "history": hist, "factor": info, "type": A.getType(),
+C.report({"pcapply": pcapply, "iterations": ksp.getIterationNumber(), "reason": int(ksp.getConvergedReason()), "history": hist, "factor": info, "type": A.getType(),
           "residual": float(r.norm()), "bnorm": float(b.norm())})
