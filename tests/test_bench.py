@@ -262,8 +262,8 @@ def test_config_expansion():
         assert C.matrix_cases(cfg)
     full = C.expand_variants(C.load("full"))
     hyb = [v for v in full if v["type"] == "aijhybrid"]
-    assert len(hyb) == 9 and all(v["threaded"] for v in hyb)  # 2 modes x 4 partitions, first touch
-    assert {v["label"] for v in full} >= {"aij", "sell", "aijperm", "hypre", "aijhybrid:task:optimal"}
+    assert len(hyb) == 10 and all(v["threaded"] for v in hyb)  # the defaults, 2 modes x 4 partitions, first touch
+    assert {v["label"] for v in full} >= {"aij", "aijhybrid", "sell", "aijperm", "hypre", "aijhybrid:task:optimal"}
 
 
 def test_solve_combinations():
@@ -307,3 +307,287 @@ def test_replot(smoke, tmp_path):
     assert p.returncode == 0, p.stdout + p.stderr
     assert "vs aij" in p.stdout
     assert sorted(os.listdir(tmp_path)) == sorted(rec["plots"])
+
+
+# ---- honest numbers: failures fail, targets on the default against the same job, per-batch choices
+
+
+def _tiny_config(tmp_path, name, **over):
+    """A config at tiny sizes (times mean nothing) written to tmp_path."""
+    cfg = {"matrices": [{"name": "poisson7", "rows": [1000]}], "layouts": ["1x1"], "variants": [{"label": "aij", "type": "aij"}],
+           "aijhybrid": None, "timing": {"warmup": 1, "batch_seconds": 0.001, "rounds": 2, "batches_per_round": 1},
+           "stream": {"array_mb": 4, "repeats": 1}, "solve": {"enabled": False}, "binding": "none", "job_timeout": 120}
+    cfg.update(over)
+    path = tmp_path / (name + ".json")
+    path.write_text(json.dumps(cfg))
+    return path
+
+
+def _fake_record(**over):
+    """A driver record with one clean result of each kind; over: extra results/solves/failures."""
+    ok = {"matrix": "poisson7", "matrix_key": "poisson7:1000", "layout": "1x1", "variant": "aij", "status": "ok", "rel_diff_vs_reference": 0.0,
+          "cg_converged": True, "cg_iterations": 10}
+    solve = {"matrix": "poisson7", "rows": 1000, "layout": "1x1", "variant": "aij", "vectors": "standard", "method": "cg+jacobi", "status": "ok", "converged": True}
+    rec = {"config": {"checks": {"rel_diff_max": 1e-12}}, "failures": [], "results": [ok], "solves": [solve], "vecops": []}
+    for k, v in over.items():
+        rec[k] = rec[k] + v
+    return rec
+
+
+def test_checks_list_every_failure():
+    """aijhybrid_bench.checks: a failed job, a failed variant, a product farther from aij's than the
+    bound, a CG solve that did not converge and a whole solve that failed are each a problem; a
+    skipped or equivalent variant is not."""
+    checks = bench_module("checks")
+    assert checks.problems(_fake_record()) == []
+    bad = _fake_record(
+        failures=[{"layout": "2x1", "rc": -9, "tail": "killed"}],
+        results=[{"matrix_key": "m:1", "layout": "1x1", "variant": "broken", "status": "error", "reason": "TypeError: no such type"},
+                 {"matrix_key": "m:1", "layout": "1x1", "variant": "wrong", "status": "ok", "rel_diff_vs_reference": 2e-12},
+                 {"matrix_key": "m:1", "layout": "1x1", "variant": "nan", "status": "ok", "rel_diff_vs_reference": float("nan")},
+                 {"matrix_key": "m:1", "layout": "1x1", "variant": "slowcg", "status": "ok", "cg_converged": False, "cg_iterations": 3},
+                 {"matrix_key": "m:1", "layout": "1x1", "variant": "skip", "status": "skipped", "reason": "PETSc has no hypre"},
+                 {"matrix_key": "m:1", "layout": "1x1", "variant": "same", "status": "equivalent", "equivalent_to": "aij"}],
+        solves=[{"matrix": "m", "rows": 1, "layout": "1x2", "variant": "aijhybrid", "vectors": "hybrid", "method": "cg+gamg", "status": "error", "reason": "no gamg"},
+                {"matrix": "m", "rows": 1, "layout": "1x2", "variant": "aijhybrid", "vectors": "hybrid", "method": "cg+jacobi", "status": "ok", "converged": False}])
+    got = [(p["kind"], p.get("variant")) for p in checks.problems(bad)]
+    assert got == [("job-failed", None), ("variant-failed", "broken"), ("wrong-result", "wrong"), ("wrong-result", "nan"), ("not-converged", "slowcg"),
+                   ("solve-failed", "aijhybrid/hybrid cg+gamg"), ("not-converged", "aijhybrid/hybrid cg+jacobi")], got
+    assert all(line.count(":") >= 1 for line in checks.text(checks.problems(bad)))
+    # the bound is the record's own (its config's checks.rel_diff_max)
+    loose = _fake_record(results=[{"matrix_key": "m:1", "layout": "1x1", "variant": "wrong", "status": "ok", "rel_diff_vs_reference": 2e-12}])
+    loose["config"]["checks"]["rel_diff_max"] = 1e-11
+    assert checks.problems(loose) == []
+
+
+def test_every_config_checks_products():
+    """Every config of share/bench checks every product against aij (not only the smoke test): the
+    bound is positive, and a config cannot switch the check off."""
+    C = bench_module("config")
+    for p in sorted(C.CONFIG_DIR.glob("*.json")):
+        cfg = C.load(p.stem)
+        assert 0 < cfg["checks"]["rel_diff_max"] <= 1e-10, p
+    with pytest.raises(C.ConfigError):
+        C.validate(dict(C.load("smoke"), checks={"rel_diff_max": 0}))
+
+
+@needs_build
+def test_failing_variant_fails_the_run(tmp_path):
+    """A variant that cannot be built and a CG solve that does not converge make the driver exit
+    non-zero, and the record lists both under "problems"."""
+    cfg = _tiny_config(tmp_path, "failing", variants=[{"label": "aij", "type": "aij"}, {"label": "broken", "type": "nosuchtype"}],
+                       solve={"enabled": True, "rtol": 1e-12, "max_it": 2})
+    args = ["--config", str(cfg), "--out", str(tmp_path / "out"), "--no-plots"] + (["--oversubscribe"] if (os.cpu_count() or 1) < 2 else [])
+    p = driver(args)
+    assert p.returncode == 1, "exit %d\n%s\n%s" % (p.returncode, p.stdout[-3000:], p.stderr[-3000:])
+    rec = json.loads((tmp_path / "out" / "failing.json").read_text())
+    kinds = {(x["kind"], x["variant"]) for x in rec["problems"]}
+    assert ("variant-failed", "broken") in kinds and ("not-converged", "aij") in kinds, rec["problems"]
+    assert "FAILED" in p.stderr and "broken" in p.stderr
+
+
+def _res(variant, layout, mult_s, **kw):
+    r, t = (int(x) for x in layout.split("x"))
+    d = {"matrix": "m", "matrix_key": "m:1", "rows": 1, "layout": layout, "ranks": r, "threads": t, "cores": r * t, "variant": variant,
+         "type": "aijhybrid" if variant.startswith("aijhybrid") else "aij", "mult_s": mult_s, "status": "ok"}
+    d["default"] = variant == "aijhybrid"
+    d.update(kw)
+    if d.get("paired_of"):
+        d.update(ranks=r * t, threads=1)
+    return d
+
+
+def test_targets_judge_the_default_against_the_same_job():
+    """report.targets: the "met" lines are of the default configuration against aij of the same job
+    (1x1: the 1x1 job; 1x2: aij@2x1 of the paired jobs); the best of several variants is shown,
+    labelled, never judged; a 1x2 ratio against the 2x1 layout's own jobs is shown, not judged."""
+    report, model = bench_module("report"), bench_module("model")
+    res = [_res("aij", "1x1", 10.0), _res("aijhybrid", "1x1", 10.5), _res("aijhybrid:noprefetch", "1x1", 9.0),
+           _res("aij", "2x1", 6.0), _res("aijhybrid", "1x2", 5.9), _res("aijhybrid:noprefetch", "1x2", 4.0),
+           _res("aij@2x1", "1x2", 5.0, paired_of="aij", run_as="2x1")]
+    model.ratios(res, "aij")
+    ts = report.targets(res, "aij")
+    judged = [t for t in ts if t["met"] is not None]
+    assert [(t["layout"], t["detail"].split(";")[0], t["met"]) for t in judged] == [("1x1", "aijhybrid", False), ("1x2", "aijhybrid", False)], ts
+    assert judged[1]["value"] == pytest.approx(5.0 / 5.9)  # against aij@2x1 of the same jobs, not aij 2x1's 6.0
+    best = [t for t in ts if t["target"].startswith("best of")]
+    assert len(best) == 2 and all(t["met"] is None and "not a target" in t["target"] for t in best)
+    assert {t["detail"] for t in best} == {"aijhybrid:noprefetch"}
+    # without the paired baseline: the ratio against the 2x1 jobs is shown, not judged
+    res = [r for r in res if not r.get("paired_of")]
+    model.ratios(res, "aij")
+    t12 = [t for t in report.targets(res, "aij") if t["layout"] == "1x2" and not t["target"].startswith("best")]
+    assert len(t12) == 1 and t12[0]["met"] is None and "not judged" in t12[0]["target"], t12
+    assert "shown" in report.targets_text(t12)
+    # no default variant in the run: nothing is judged
+    res = [r for r in res if not r["default"]]
+    model.ratios(res, "aij")
+    assert all(t["met"] is None for t in report.targets(res, "aij"))
+
+
+def test_solve_targets_judge_the_same_job():
+    """solves.solve_targets: KSPSolve at 1x2 against aij at 2x1 is judged where the paired jobs
+    measured aij@2x1, shown otherwise; only the default configuration is judged."""
+    S = bench_module("solves")
+
+    def row(variant, layout, vectors, solve_s, typ=None, **kw):
+        r, t = (int(x) for x in layout.split("x"))
+        d = {"matrix": "m", "rows": 1000000, "layout": layout, "ranks": r, "threads": t, "cores": r * t, "method": "cg+jacobi", "variant": variant,
+             "type": typ or ("aijhybrid" if variant.startswith("aijhybrid") else "aij"), "vectors": vectors, "status": "ok", "solve_s": solve_s,
+             "iterations": 10, "default": variant == "aijhybrid"}
+        d.update(kw)
+        return d
+
+    rows = [row("aij", "2x1", "standard", 1.0), row("aijhybrid", "1x2", "hybrid", 0.8),
+            row("aij@2x1", "1x2", "standard", 0.9, ranks=2, threads=1, cores=2, paired_of="aij")]
+    S._solve_ratios(rows)
+    ts = S.solve_targets(rows, [])
+    vs_aij = [t for t in ts if "vs aij" in t["target"]]
+    assert len(vs_aij) == 1 and vs_aij[0]["met"] is True and vs_aij[0]["value"] == pytest.approx(0.9 / 0.8), ts
+    rows = [r for r in rows if not r.get("paired_of")]
+    for r in rows:
+        r.pop("ratio_vs_aij", None)
+    S._solve_ratios(rows)
+    ts = S.solve_targets(rows, [])
+    assert ts and all(t["met"] is None for t in ts), ts
+
+
+def test_choices_are_never_paired_with_another_batch():
+    """report.flatten: the choices the plugin had in force are recorded per batch; a result whose
+    batches ran with different choices (here software prefetch on in one job, off in the other)
+    shows each choice with the median of its own batches, and no single choice."""
+    report = bench_module("report")
+
+    def job(samples, prefetch):
+        v = {"label": "aijhybrid", "type": "aijhybrid", "options": "", "status": "ok", "samples_s": samples,
+             "sample_choices": [[{"prefetch": prefetch}] for _ in samples]}
+        case = {"matrix": "m", "label": "m", "rows": 1, "nnz": 1, "bytes": {"total": 16}, "variants": [v]}
+        return {"layout": "1x1", "ranks": 1, "threads": 1, "stream": {"triad_GBps": 1.0}, "cases": [case]}
+
+    res, _ = report.flatten([job([1.0, 1.1, 1.2], 512), job([2.0, 2.1], 0)], "aij")
+    r = res[0]
+    assert r["choice"] is None and len(r["choices"]) == 2
+    by = {c["choice"][0]["prefetch"]: c for c in r["choices"]}
+    assert by[512]["mult_s"] == pytest.approx(1.1) and by[512]["samples"] == 3
+    assert by[0]["mult_s"] == pytest.approx(2.05) and by[0]["samples"] == 2
+    txt = report.choices_text(r)
+    assert txt.startswith("mixed") and "prefetch 512 in 3/5 (1100.000 ms)" in txt and "prefetch 0 in 2/5" in txt, txt
+    res, _ = report.flatten([job([1.0, 1.1], 0), job([2.0], 0)], "aij")
+    assert res[0]["choice"] == [{"prefetch": 0}] and report.choices_text(res[0]) == "prefetch 0"
+    # a choice that changed during a batch is a choice of its own
+    assert report.choice_text([{"changed": [{"prefetch": None}, {"prefetch": 0}]}]) == "changed during the batch"
+
+
+def test_paired_binding():
+    """job.pin_paired: in a paired job every T-th rank gets T cores (the layout's threads), the
+    others the one core they share with it (they wait while the layout runs)."""
+    J = bench_module("job")
+    assert J.pin_paired(2, 0, [0, 1]) == ([0, 1], 2)
+    assert J.pin_paired(2, 1, [0, 1]) == ([1], 1)
+    assert J.pin_paired(2, 2, list(range(8)), 2) == ([4, 5, 6, 7], 2)  # two hardware threads per core
+    assert J.pin_paired(4, 3, list(range(4))) == ([3], 1)
+    with pytest.raises(ValueError):
+        J.pin_paired(2, 2, [0, 1])
+    C = bench_module("config")
+    cfg = C.load("claims")
+    assert C.pair_layout(cfg, "1x2", 1, False) == "2x1" and C.pair_layout(cfg, "2x2", 1, False) == "4x1"
+    assert C.pair_layout(cfg, "2x1", 1, False) is None and C.pair_layout(cfg, "1x2", 1, True) is None
+    assert C.pair_layout(C.load("smoke"), "1x2", 1, False) is None  # binding none: not paired
+
+
+@needs_build
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="a paired 1x2 job needs 2 cores")
+def test_paired_job(tmp_path):
+    """A 1x2 layout runs as a paired job: aij at 2x1 in the same job (aij@2x1), the default's
+    target judged against it; the rank outside the layout runs on its own core with one thread."""
+    cfg = _tiny_config(tmp_path, "paired", layouts=["1x2"], binding="pe",
+                       variants=[{"label": "aij", "type": "aij"}, {"label": "aijhybrid", "type": "aijhybrid", "options": ""}],
+                       solve={"enabled": True, "rtol": 1e-6, "max_it": 500},
+                       vecops={"enabled": True, "length": [3000], "rounds": 1, "batch_seconds": 0.001, "ops": ["dot"]},
+                       solves={"enabled": True, "rounds": 1, "rtol": 1e-6, "max_it": 500, "variants": ["aij", "aijhybrid"],
+                               "methods": [{"label": "cg+jacobi", "ksp": "cg", "pc": "jacobi"}]})
+    p = driver(["--config", str(cfg), "--out", str(tmp_path / "out"), "--no-plots", "--cores", "2"])
+    assert p.returncode == 0, "exit %d\n%s\n%s" % (p.returncode, p.stdout[-3000:], p.stderr[-3000:])
+    rec = json.loads((tmp_path / "out" / "paired.json").read_text())
+    assert rec["problems"] == []
+    rows = {r["variant"]: r for r in rec["results"]}
+    a, h = rows["aij@2x1"], rows["aijhybrid"]
+    assert a["layout"] == "1x2" and (a["ranks"], a["threads"]) == (2, 1) and a["paired_of"] == "aij" and a["rel_diff_vs_reference"] == 0.0
+    assert h["baseline_same_job"] is True and h["baseline_layout"] == "2x1" and h["ratio_vs_baseline"] == pytest.approx(a["mult_s"] / h["mult_s"])
+    assert len(a["samples_s"]) == len(h["samples_s"]) == 2 and a["cg_converged"] and h["cg_converged"]
+    t = [t for t in rec["targets"] if t["target"].startswith("aijhybrid 1x2 vs aij 2x1")]
+    assert len(t) == 1 and t[0]["met"] is not None and "same job" in t[0]["target"], rec["targets"]
+    ranks = rec["binding"]["1x2"]["ranks"]
+    assert [r["in_layout"] for r in ranks] == [True, False]
+    if ranks[0]["thread_cpus"] is not None:  # the STREAM library reports where the OpenMP threads run: one core each
+        assert len(set(ranks[0]["thread_cpus"])) == 2 and ranks[1]["thread_cpus"] == ranks[1]["main_thread_cpus"]
+    assert len(ranks[1]["main_thread_cpus"]) == 1 and ranks[1]["main_thread_cpus"][0] in (ranks[0]["thread_cpus"] or [0, 1])
+    solves = {(s["variant"], s["vectors"]): s for s in rec["solves"]}
+    assert solves[("aij@2x1", "standard")]["converged"] and solves[("aijhybrid", "hybrid")]["same_job_aij"] is True
+    v = rec["vecops"][0]
+    assert v["standard_paired_s"] > 0 and v["same_job_Rx1"] is True
+    assert "aij@2x1" in p.stdout and "with 2x1 in the same job" in p.stdout
+
+
+def _precond():
+    sys.path.insert(0, str(ROOT / "share" / "bench"))
+    return importlib.import_module("precond")
+
+
+def _precond_job(rnd, choice, pc_apply, reason=2, **kw):
+    """One job's record of share/bench/precond.py: two inner rounds with the given choice."""
+    r = {"matrix": "m", "rows": 1, "nnz": 1, "layout": "1x2", "job": "1x2", "solve": "gmres_ilu0", "ordering": "natural", "colors": None,
+         "type": "aijhybrid", "round": rnd, "setup_s": 0.1, "pc_apply_s": pc_apply, "solve_s": 1.0, "iterations": 10, "reason": reason, "events": {},
+         "factor": {"threaded": True, "levels_lower": 5, "levels_upper": 5},
+         "samples": {"pc_apply_s": [pc_apply, pc_apply], "solve_s": [1.0, 1.0], "iterations": [10, 10], "reasons": [reason, reason],
+                     "choice": [[choice], [choice]]}}
+    r.update(kw)
+    return r
+
+
+def test_precond_choices_are_never_paired_with_another_round():
+    """share/bench/precond.py combine(): where the measured choice of the triangular solves differs
+    between rounds, each choice is reported with the medians of its own rounds; the table says
+    'mixed' and never shows one round's choice beside all rounds' median."""
+    P = _precond()
+    recs = P.combine([_precond_job(0, "serial", 16.0e-3), _precond_job(1, "threaded", 8.0e-3), _precond_job(2, "threaded", 9.0e-3)])
+    assert len(recs) == 1
+    r = recs[0]
+    assert r["factor_choice"] == "mixed"
+    by = {c["choice"]: c for c in r["by_choice"]}
+    assert by["serial"]["samples"] == 2 and by["serial"]["pc_apply_s"] == pytest.approx(16.0e-3) and [x[0] for x in by["serial"]["rounds"]] == [0, 0]
+    assert by["threaded"]["samples"] == 4 and by["threaded"]["pc_apply_s"] == pytest.approx(8.5e-3)
+    row = P.table(recs).splitlines()[-1]
+    assert "mixed: serial 2/6 (PCApply 16.000 ms" in row and "threaded 4/6 (PCApply 8.500 ms" in row, row
+    # one choice in every round: that choice, with the medians of all rounds
+    r = P.combine([_precond_job(0, "threaded", 8.0e-3), _precond_job(1, "threaded", 9.0e-3)])[0]
+    assert r["factor_choice"] == "threaded" and P.choice_text(r) == "threaded" and r["pc_apply_s"] == pytest.approx(8.5e-3)
+    # combining leaves the jobs' records as they were (the record keeps every sample)
+    jobs = [_precond_job(0, "serial", 1.0, events={"PCApply": {"time": 1.0, "count": 1}}), _precond_job(1, "serial", 1.0, events={"PCApply": {"time": 3.0, "count": 1}})]
+    P.combine(jobs)
+    assert jobs[0]["events"]["PCApply"]["time"] == 1.0
+
+
+def test_precond_failures_fail():
+    """checks.precond_problems: a failed job or a timed solve that did not converge (any round) is a
+    problem of the record; PCApply-only records have no solves to converge."""
+    checks = bench_module("checks")
+    ok = {"args": {"pc_only": False}, "failures": [], "samples": [_precond_job(0, "serial", 1.0)]}
+    assert checks.precond_problems(ok) == []
+    bad = dict(ok, samples=[_precond_job(0, "serial", 1.0, reason=-3)], failures=[{"layout": "2x1", "round": 1, "detail": "exit 1"}])
+    assert [p["kind"] for p in checks.precond_problems(bad)] == ["job-failed", "not-converged", "not-converged"]
+    assert checks.precond_problems(dict(bad, failures=[], args={"pc_only": True})) == []
+    assert checks.precond_problems(dict(bad, failures=[], samples=[_precond_job(0, "serial", 1.0, reason=-3, pc_only=True)])) == []
+
+
+def test_precond_targets_judge_the_same_job():
+    """share/bench/precond.py targets(): the solve at 1x2 against aij at 2x1 measured in the same
+    (paired) job is judged; against the 2x1 layout's own jobs it is shown, not judged."""
+    P = _precond()
+    hyb = dict(_precond_job(0, "threaded", 1.0), solve="cg_ssor", solve_s=1.0, factor=None)
+    same = dict(hyb, type="aij@2x1", layout="2x1", job="1x2", solve_s=1.2)
+    other = dict(hyb, type="aij", layout="2x1", job="2x1", solve_s=2.0)
+    ts = [t for t in P.targets([hyb, same, other]) if "CG+SSOR" in t[0]]
+    assert len(ts) == 1 and ts[0][2] is True and ts[0][1].startswith("1.20x"), ts
+    ts = [t for t in P.targets([hyb, other]) if "CG+SSOR" in t[0]]
+    assert len(ts) == 1 and ts[0][2] is None and "not judged" in ts[0][0], ts

@@ -15,6 +15,7 @@
 
 import copy
 import json
+import subprocess
 import sys
 
 import pytest
@@ -137,3 +138,57 @@ def test_renderer_on_a_current_and_a_stale_record(block, tmp_path):
     out = readme.RENDERERS[block](readme.Ctx(_results_dir(tmp_path / "stale", stale)))
     assert rev not in out, out
     assert "no record" in out.lower(), out
+
+
+# ------------------------------------------------------------------------------------------------
+# failed runs are refused
+
+
+def _failed(doc, kind):
+    """a copy of a benchmark record with one failure of the given kind"""
+    d = copy.deepcopy(doc)
+    if kind == "variant":
+        r = next(r for r in d["results"] if r.get("mult_s"))
+        r.update(status="error", reason="TypeError: no such type")
+    elif kind == "wrong":
+        next(r for r in d["results"] if r.get("mult_s"))["rel_diff_vs_reference"] = 1e-6
+    elif kind == "job":
+        d["failures"] = [{"layout": "2x1", "rc": 1, "tail": ""}]
+    elif kind == "exit":
+        d["meta"]["exit_code"] = 1
+    elif kind == "precond":
+        for r in d.get("samples") or d["records"]:  # (the sample record is trimmed: no per-job records)
+            r["reason"] = -3
+            r.get("samples", {}).pop("reasons", None)
+            r.pop("reasons_all", None)
+    return d
+
+
+@pytest.mark.parametrize("block,kind", [("bench-quick", "variant"), ("bench-claims", "wrong"), ("bench-full", "job"), ("bench-rowcost", "exit"), ("bench-precond", "precond")])
+def test_renderer_refuses_a_failed_record(block, kind, tmp_path):
+    """A current benchmark record that reports a failure (a failed variant or job, a product that
+    differs from aij's, an unconverged solve, a non-zero exit) is never quoted: its block names the
+    record and its failures instead of any figure, and readme.py exits non-zero naming it."""
+    docs = {k: current(v) for k, v in samples().items()}
+    docs[block] = _failed(docs[block], kind)
+    (tmp_path / "res").mkdir()
+    res = _results_dir(tmp_path / "res", docs)
+    ctx = readme.Ctx(res)
+    out = readme.render_block(block, ctx)
+    assert out.startswith("**Refused") and "`%s`" % block in out, out
+    rev = docs[block]["meta"]["git"]["revision"][:10]
+    assert rev not in out and "ms |" not in out, out
+    assert block in ctx.refused
+    doc = tmp_path / "DOC.md"
+    doc.write_text("x\n<!-- record:%s -->\n<!-- /record:%s -->\n" % (block, block))
+    p = subprocess.run([sys.executable, str(mpirun.ROOT / "share" / "records" / "readme.py"), "--write", str(doc), "--results", str(res)], capture_output=True, text=True)
+    assert p.returncode != 0 and "REFUSED record %s" % block in p.stderr, p.stdout + p.stderr
+    assert "**Refused" in doc.read_text()
+
+
+def test_no_record_in_the_tree_reports_a_failure():
+    """The benchmark records in share/results/ report no failure (aijhybrid_bench.checks)."""
+    for p in sorted((record.RESULTS / "bench").glob("*.json")):
+        why = readme.checks.refusals(json.loads(p.read_text()))
+        assert not why, "%s reports failures:\n%s" % (p, "\n".join(why))
+

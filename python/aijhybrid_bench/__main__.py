@@ -17,7 +17,7 @@ import time
 
 from . import config as C
 from . import layout as L
-from . import machine, report, solves, stream
+from . import checks, machine, report, solves, stream
 
 SCHEMA = "petsc-aijhybrid-bench/1"
 
@@ -85,6 +85,18 @@ def job_env(extra):
     env["PYTHONUNBUFFERED"] = "1"
     env.update({k: str(v) for k, v in extra.items()})
     return env
+
+
+def _stream_jobs(jobs, key):
+    """The STREAM measurements behind one key of the record's "stream": a layout's jobs, or the
+    same-job baseline group of the paired jobs ('2x1 in 1x2 jobs')."""
+    out = []
+    for j in jobs:
+        p = j.get("paired") or {}
+        st = j["stream"] if j["layout"] == key else p.get("stream") if p.get("stream") and report.paired_stream_key(p["layout"], j["layout"]) == key else None
+        if st:
+            out.append({"start": st["start"], "end": st["end"]})
+    return out
 
 
 def replot(args):
@@ -162,22 +174,24 @@ def main(argv=None):
     jobs, failures, launches = [], [], []
     t_run = time.time()
     for i, lay in enumerate(schedule):
-        spec = C.worker_spec(cfg, lay, cases, variants)
+        pair = C.pair_layout(cfg, lay, nodes, bool(problems))
+        spec = C.worker_spec(cfg, lay, cases, variants, pair)
         specpath = os.path.join(logs, "job%d-%s.spec.json" % (i, lay))
         partpath = os.path.join(logs, "job%d-%s.json" % (i, lay))
         with open(specpath, "w") as f:
             json.dump(spec, f, indent=1)
         over = bool(problems) and args.oversubscribe
-        pre, env_add = L.launch(lay, cfg["launcher"], cfg["binding"], nodes, cfg["launcher_args"], over)
+        # a paired job starts one rank per core, unbound: each binds itself (aijhybrid_bench.job.pin_paired)
+        pre, env_add = L.launch(pair or lay, cfg["launcher"], "none" if pair else cfg["binding"], nodes, cfg["launcher_args"], over)
         env_add.update(cfg["env"])
         cmd = pre + [args.python, "-m", "aijhybrid_bench.worker", "--spec", specpath, "--out", partpath]
         if lib:
             cmd += ["--stream-lib", lib]
-        launches.append({"layout": lay, "command": cmd, "env": env_add})
+        launches.append({"layout": lay, "paired_with": pair, "command": cmd, "env": env_add})
         if args.dry_run:
             print(" ".join("%s=%s" % kv for kv in sorted(env_add.items())) + " " + " ".join(cmd))
             continue
-        print("  job %d/%d: %s (%s)" % (i + 1, len(schedule), lay, " ".join(pre)), flush=True)
+        print("  job %d/%d: %s%s (%s)" % (i + 1, len(schedule), lay, " with %s in the same job" % pair if pair else "", " ".join(pre)), flush=True)
         if os.path.exists(partpath):
             os.unlink(partpath)
         rc, secs, tail = run_job(cmd, job_env(env_add), os.path.join(logs, "job%d-%s.log" % (i, lay)), cfg["job_timeout"], args.quiet)
@@ -195,7 +209,6 @@ def main(argv=None):
         return 0
     if not jobs:
         print("bench: every job failed", file=sys.stderr)
-        return 1
 
     results, stream_med = report.flatten(jobs, cfg["baseline"])
     solve_rows, vec_rows = solves.flatten_solves(jobs), solves.flatten_vecops(jobs)
@@ -204,17 +217,15 @@ def main(argv=None):
         "date": stamp,
         "duration_s": time.time() - t_run,
         "config": {"name": cfg["name"], "source": cfg["source"], "content": cfg["raw"], "scale": args.scale,
-                   "layouts": cfg["layouts"], "matrices_filter": args.matrices},
+                   "layouts": cfg["layouts"], "matrices_filter": args.matrices, "checks": cfg["checks"]},
         "machine": machine.describe(),
         "cores_checked": {"nodes": nodes, "cores_per_node": cpn, "problems": problems, "oversubscribed": bool(problems)},
-        "software": dict(jobs[0]["software"], **machine.compiler(args.python), launcher_version=machine.mpiexec_version(cfg["launcher"])),
+        "software": dict(jobs[0]["software"] if jobs else {}, **machine.compiler(args.python), launcher_version=machine.mpiexec_version(cfg["launcher"])),
         "git": machine.git_revision(),
         "byte_model": "nnz*(sizeof(scalar)+sizeof(int)) + (rows+ranks)*sizeof(int) + cols*sizeof(scalar) + rows*sizeof(scalar) "
                       "(values+indices, row pointers, x read once, y written once; no write-allocate, as STREAM)",
         "flop_model": "2*nnz per product",
-        "stream": {lay: {"triad_GBps": stream_med[lay],
-                         "jobs": [{"start": j["stream"]["start"], "end": j["stream"]["end"]} for j in jobs if j["layout"] == lay]}
-                   for lay in stream_med},
+        "stream": {lay: {"triad_GBps": stream_med[lay], "jobs": _stream_jobs(jobs, lay)} for lay in stream_med},
         "binding": {j["layout"]: dict(j["binding"], launch=j["launch"]) for j in jobs},
         "jobs": [{"layout": j["layout"], "wall_s": j["wall_s"], "elapsed_s": j["elapsed_s"],
                   "cases": [{k: v for k, v in c.items() if k != "variants"} for c in j["cases"]]} for j in jobs],
@@ -225,13 +236,14 @@ def main(argv=None):
         "raw_variants": [{"layout": j["layout"], "matrix": c["label"], "rows": c["rows"], "variants": c["variants"]} for j in jobs for c in j["cases"]],
         "failures": failures,
     }
+    record["problems"] = checks.problems(record)
     jpath = os.path.join(out, "%s.json" % cfg["name"])
     with open(jpath + ".tmp", "w") as f:
         json.dump(record, f, indent=1, sort_keys=True)
     os.replace(jpath + ".tmp", jpath)
     m = record["machine"]
     title = "%s on %s (%s cores, %s NUMA), PETSc %s, %s" % (cfg["name"], m["cpu_model"], m["cores"], m["numa_nodes"],
-                                                           record["software"]["petsc_version"], stamp[:10])
+                                                           record["software"].get("petsc_version"), stamp[:10])
     print()
     print(report.table(results, title, baseline=cfg["baseline"]))
     print()
@@ -259,7 +271,12 @@ def main(argv=None):
     with open(jpath, "w") as f:
         json.dump(record, f, indent=1, sort_keys=True)
     print("record: %s%s; %.0f s" % (jpath, (", %d plots" % len(pngs)) if pngs else "", time.time() - t_run))
-    return 1 if failures else 0
+    if record["problems"]:
+        bar = "!" * 78
+        print("%s\nbench: FAILED: %d problem(s) in this run (the record lists them under \"problems\"):\n  %s\n%s" % (
+            bar, len(record["problems"]), "\n  ".join(checks.text(record["problems"])), bar), file=sys.stderr, flush=True)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":

@@ -45,9 +45,10 @@ def binding(job):
     plugin, pinned it to its place under OMP_PROC_BIND) and the CPU each OpenMP thread runs on."""
     from . import stream
 
-    me = {"rank": job.rank, "host": socket.gethostname(), "pid": os.getpid(),
-          "main_thread_cpus": _affinity(), "thread_cpus": stream.thread_cpus(job.stream_lib, job.threads)}
-    ranks = job.comm.gather(me, root=0)
+    threads = job.threads if job.layout.member else 1  # a paired job: the ranks outside the layout run one thread
+    me = {"rank": job.rank, "host": socket.gethostname(), "pid": os.getpid(), "in_layout": job.layout.member,
+          "main_thread_cpus": _affinity(), "thread_cpus": stream.thread_cpus(job.stream_lib, threads)}
+    ranks = job.world.gather(me, root=0)
     env = {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "OMP_PLACES", "OMP_PROC_BIND", "OMP_WAIT_POLICY")}
     return {"ranks": ranks, "env": env, "nodes": len({r["host"] for r in ranks}) if ranks else None}
 
@@ -62,15 +63,15 @@ def check_against(v, yref):
     return e
 
 
-def thread_times(job, A):
+def thread_times(job, A, comm):
     """Per-rank dicts of the measured per-thread times of A's forward products
-    (petsc_aijhybrid.get_thread_times), gathered to every rank."""
-    ph = job.ph
+    (petsc_aijhybrid.get_thread_times), gathered to every rank of comm."""
+    ph, rank = job.ph, comm.Get_rank()
     t = ph.get_thread_times(A)
     ms = lambda v: [1e3 * x for x in v]  # noqa: E731
     busy = [c + d + o for c, d, o in zip(t["comm"], t["diag"], t["offd"])]
     d = {
-        "rank": job.rank,
+        "rank": rank,
         "products": t["products"],
         "mode": ph.get_mode(A),
         "busy_ms": ms(busy),
@@ -85,13 +86,13 @@ def thread_times(job, A):
         d["diag_ms_others"] = 1e3 * others
         d["halo_hidden_pct"] = 100.0 * min(t["comm"][0], others) / t["comm"][0]
         d["task_share"] = ph.get_task_share(A)[1]
-    return job.comm.allgather(d)
+    return comm.allgather(d)
 
 
 def gather_partition(job, v):
-    """The partition info of every rank (rank 0 gets it; None elsewhere)."""
-    allinfo = job.comm.gather(job.ph.get_partition_info(v.A), root=0)
-    if job.rank != 0:
+    """The partition info of every rank of v's group (its rank 0 gets it; None elsewhere)."""
+    allinfo = v.group.comm.gather(job.ph.get_partition_info(v.A), root=0)
+    if v.group.rank != 0:
         return None
     return {
         "nthreads": allinfo[0]["nthreads"],
@@ -108,18 +109,18 @@ def gather_partition(job, v):
 def diagnostics(job, v):
     """What the plugin measured and built for v: partition, per-thread times, exchange statistics
     (also for an aij variant with -sf_type nodeaware: the node-aware SF of its ghost pattern)."""
-    ph, comm = job.ph, job.comm
+    ph, comm = job.ph, v.group.comm
     if is_hybrid(v.spec["type"]):
         v.rec["partition_info"] = gather_partition(job, v)
         if job.spec["thread_times"]:
-            tt = thread_times(job, v.A)
+            tt = thread_times(job, v.A, comm)
             v.rec["thread_times"] = tt
             v.rec["measured_imbalance_max"] = max(d["measured_imbalance"] for d in tt)
         if hasattr(ph, "get_exchange_stats"):
             v.rec["exchange_stats"] = comm.gather(ph.get_exchange_stats(v.A), root=0)
         return
     sf = dict(sf_options(option_pairs(v.spec.get("options", ""))))
-    if hasattr(ph, "halo_sf") and job.size > 1 and sf.get("sf_type") == "nodeaware":
+    if hasattr(ph, "halo_sf") and v.group.size > 1 and sf.get("sf_type") == "nodeaware":
         k = sf.get("sf_nodeaware_node_size")
         v.rec["exchange_stats"] = comm.gather(ph.get_exchange_stats(v.A, node_size=int(k) if k else None), root=0)
 
@@ -135,11 +136,12 @@ def solve(job, v, b, cfg):
     ksp.setTolerances(rtol=cfg["rtol"], max_it=cfg["max_it"])
     xs = v.x.duplicate()
     xs.set(0.0)
-    t0 = job.wtime_barrier()
+    g = v.group
+    t0 = g.wtime_barrier()
     ksp.setUp()
-    t1 = job.wtime_barrier()
+    t1 = g.wtime_barrier()
     ksp.solve(b, xs)
-    t2 = job.wtime_barrier()
+    t2 = g.wtime_barrier()
     r = b.duplicate()
     A.mult(xs, r)
     r.aypx(-1.0, b)

@@ -46,6 +46,9 @@ DEFAULTS = {
                "max_it": 5000, "matrices": None, "variants": None},
     # vector operations on `length`-entry vectors, standard and hybrid, once per layout job; ops: None for all of VEC_OPS
     "vecops": {"enabled": False, "length": 1000000, "ops": None, "rounds": 5, "batch_seconds": 0.02, "threshold": None},
+    # what makes the run fail (aijhybrid_bench.checks): a product farther than rel_diff_max from the
+    # generated aij matrix's (relative 2-norm of y = A x), besides failed variants, jobs and solves
+    "checks": {"rel_diff_max": 1e-12},
     "thread_times": True,  # record the measured per-thread times (petsc_aijhybrid.get_thread_times)
     "dedupe": True,  # skip aijhybrid variants that run the same code as an earlier one in this layout
     # "convert": generate aij once; aijhybrid = a copy converted in place, other types assembled from its CSR
@@ -56,6 +59,10 @@ DEFAULTS = {
     "launcher": "mpiexec",  # "mpiexec" (OpenMPI), "srun", or a list template with {ranks} {threads} {nodes} {ppn}
     "launcher_args": [],  # appended to the launcher's own arguments
     "layout_rounds": 1,  # run the layout jobs this many times, alternating (A B C A B C); medians over all
+    # same-job baselines: a threaded layout R x T on one node runs as a paired job (aijhybrid_bench.job)
+    # that also measures these pure-MPI variants at R*T x 1 on the same cores, labelled 'label@RTx1'
+    # (null: the baseline); the targets of R x T layouts are judged against them
+    "paired": {"enabled": True, "variants": None},
     "job_timeout": 3600,
     "env": {},  # extra environment for the jobs
 }
@@ -172,16 +179,46 @@ def validate(cfg):
         raise ConfigError("baseline variant %r is not among the variants" % cfg["baseline"])
     if cfg["binding"] not in ("pe", "none"):
         raise ConfigError("binding must be 'pe' or 'none', not %r" % cfg["binding"])
+    labels = [v["label"] for v in variants]
+    for l in paired_variants(cfg):  # (an aijhybrid variant runs there with one thread per rank: its kernels as pure MPI)
+        if l not in labels:
+            raise ConfigError("paired.variants: %r is not a variant of the config" % (l,))
+    if not float(cfg["checks"].get("rel_diff_max", 0)) > 0:
+        raise ConfigError("checks.rel_diff_max must be a positive bound, not %r" % (cfg["checks"].get("rel_diff_max"),))
     t = cfg["timing"]
     if t["rounds"] < 1 or t["batches_per_round"] < 1 or t["warmup"] < 1:
         raise ConfigError("timing: rounds, batches_per_round and warmup must be >= 1")
     return cfg
 
 
-def worker_spec(cfg, layout, cases, variants):
-    """What one layout job needs (written as JSON for the worker)."""
+def paired_variants(cfg):
+    """The labels of the same-job baselines: the config's paired.variants, or its baseline where that
+    is a pure-MPI variant (none for a threaded baseline: it runs in the layout's own job)."""
+    p = cfg.get("paired") or {}
+    if not p.get("enabled"):
+        return []
+    if p.get("variants"):
+        return list(p["variants"])
+    base = [v for v in expand_variants(cfg) if v["label"] == cfg["baseline"]]
+    return [cfg["baseline"]] if base and not base[0]["threaded"] else []
+
+
+def pair_layout(cfg, layout, nodes, oversubscribed):
+    """The R*T x 1 layout a threaded layout R x T is paired with in its jobs, or None: pairing needs
+    one node, the driver's own binding ("pe"), mpiexec or srun, and cores for R*T ranks."""
+    r, t = parse_layout(layout)
+    n = layout_nodes(layout) or nodes
+    if t < 2 or n != 1 or oversubscribed or cfg["binding"] != "pe" or cfg["launcher"] not in ("mpiexec", "srun") or not paired_variants(cfg):
+        return None
+    return layout_name(r * t, 1)
+
+
+def worker_spec(cfg, layout, cases, variants, pair=None):
+    """What one layout job needs (written as JSON for the worker); pair: the layout of its same-job
+    baseline (pair_layout), or None."""
     r, t = parse_layout(layout)
     return {
+        "paired": {"layout": pair, "ranks": parse_layout(pair)[0], "variants": paired_variants(cfg)} if pair else None,
         "config": cfg["name"],
         "layout": layout,
         "ranks": r,

@@ -50,21 +50,38 @@ def median(xs):
 def ratios(results, baseline="aij"):
     """Set r['ratio_vs_baseline'] = t(baseline, same matrix, layout cores x 1) / t(r) on every result;
     where the baseline has no such layout (a baseline that is itself threaded), its time in r's own
-    layout; None where neither was measured. Also r['baseline_layout']."""
-    base, same = {}, {}
+    layout; None where neither was measured. Also r['baseline_layout'] and r['baseline_same_job']:
+    True when the baseline was measured in the same jobs as r (the same R x 1 layout, or, for an
+    R x T layout, the paired baseline 'aij@RTx1' of its paired jobs), False when it comes from other
+    jobs (R x T against the R*T x 1 layout's jobs)."""
+    base, same, paired = {}, {}, {}
     for r in results:
-        if r["variant"] == baseline and r.get("mult_s"):
+        if not r.get("mult_s"):
+            continue
+        if r.get("paired_of") == baseline:
+            paired[(r["matrix_key"], r["layout"])] = (r["mult_s"], r.get("run_as"))
+        elif r["variant"] == baseline:
             same[(r["matrix_key"], r["layout"])] = (r["mult_s"], r["layout"])
             if r["threads"] == 1:
                 base[(r["matrix_key"], r["ranks"])] = (r["mult_s"], r["layout"])
     for r in results:
-        b = base.get((r["matrix_key"], r["ranks"] * r["threads"])) or same.get((r["matrix_key"], r["layout"]))
+        key = (r["matrix_key"], r["layout"])
+        if r["threads"] == 1 and not r.get("paired_of") and key in same:
+            b, sj = same[key], True
+        elif key in paired:
+            b, sj = paired[key], True
+        elif base.get((r["matrix_key"], r["ranks"] * r["threads"])):
+            b, sj = base[(r["matrix_key"], r["ranks"] * r["threads"])], False
+        else:
+            b, sj = same.get(key), True
         if b and r.get("mult_s"):
             r["ratio_vs_baseline"] = b[0] / r["mult_s"]
             r["baseline_layout"] = b[1]
+            r["baseline_same_job"] = sj
         else:
             r["ratio_vs_baseline"] = None
             r["baseline_layout"] = None
+            r["baseline_same_job"] = None
     return results
 
 

@@ -72,7 +72,12 @@ class _Combo:
         self.label = "%s/%s" % (variant.label, vec_type)
         self.ksp = self.x = self.b = None
         self.stage = None
-        self.rec = {"variant": variant.label, "type": variant.spec["type"], "vectors": vec_type, "status": "ok", "solves": []}
+        spec = variant.spec
+        self.rec = {"variant": variant.label, "type": spec["type"], "vectors": vec_type, "status": "ok", "solves": [],
+                    "ranks": variant.group.ranks, "threads": variant.group.threads,
+                    "default": "aijhybrid" in spec["type"] and not (spec.get("options") or "").strip() and not spec.get("paired_of")}
+        if spec.get("paired_of"):
+            self.rec["paired_of"] = spec["paired_of"]
 
 
 def combinations(variants, cfg, equivalents=None):
@@ -85,7 +90,8 @@ def combinations(variants, cfg, equivalents=None):
     out = []
     for v in variants:
         labels = [v.label] + list((equivalents or {}).get(v.label, []))
-        wanted = [l for l in labels if l in cfg["variants"]] if cfg.get("variants") else [v.label]
+        named = lambda l: v.spec.get("paired_of") or l  # noqa: E731
+        wanted = [l for l in labels if named(l) in cfg["variants"]] if cfg.get("variants") else [v.label]
         if not wanted:
             continue
         for vt in (cfg.get("vectors_by_type") or {}).get(v.spec["type"], cfg.get("vectors", ["standard", "hybrid"])):
@@ -95,10 +101,21 @@ def combinations(variants, cfg, equivalents=None):
     return out
 
 
-def measure_solves(PETSc, MPI, ph, comm, variants, b_ref, cfg, log, equivalents=None):
+def _agree(comm, flags):
+    """The elementwise AND of a list of flags over the ranks of comm."""
+    every = comm.allgather([bool(f) for f in flags])
+    return [all(fl[i] for fl in every) for i in range(len(flags))]
+
+
+def measure_solves(PETSc, MPI, ph, comm, variants, cfg, log, equivalents=None, run_on=None):
     """Per method, the solve records of every (variant, vector type) combination; see the module doc.
-    equivalents: label of a timed variant -> the labels of the variants measured as running its code
-    (a listed variant among them is solved through it and recorded under its own label)."""
+    Each variant v carries its group of ranks (v.group) and right-hand side (v.b); comm holds every
+    rank of the job, run_on(group, fn) runs a step on a group (aijhybrid_bench.job.Job.run_on: the
+    ranks outside it wait without spinning). equivalents: label of a timed variant -> the labels of
+    the variants measured as running its code (a listed variant among them is solved through it and
+    recorded under its own label); a variant measured as a same-job baseline (paired_of) is listed
+    under the label it pairs."""
+    run_on = run_on or (lambda group, fn: fn())
     out = []
     for mi, method in enumerate(cfg.get("methods") or DEFAULT_METHODS):
         combos = []
@@ -109,20 +126,26 @@ def measure_solves(PETSc, MPI, ph, comm, variants, b_ref, cfg, log, equivalents=
             combos.append(c)
         mrec = {"method": method["label"], "ksp": method["ksp"], "pc": method["pc"], "options": method.get("options", ""), "combos": []}
         for ci, c in enumerate(combos):
-            try:
-                _setup(PETSc, MPI, ph, comm, c, method, cfg, b_ref, "bs%d_%d_" % (mi, ci))
-            except Exception as e:  # a method this PETSc cannot run, ...
-                c.rec.update(status="error", reason="%s: %s" % (type(e).__name__, e))
-                c.ksp = None
+
+            def setup(c=c, ci=ci):
+                try:
+                    _setup(PETSc, MPI, ph, c.v.group.comm, c, method, cfg, c.v.b, "bs%d_%d_" % (mi, ci))
+                except Exception as e:  # a method this PETSc cannot run, ...
+                    c.rec.update(status="error", reason="%s: %s" % (type(e).__name__, e))
+                    c.ksp = None
+
+            run_on(c.v.group, setup)
             mrec["combos"].append(c.rec)
-        live = [c for c in combos if c.ksp is not None]
+        # the same list on every rank: a combination is live where its group set it up
+        ok = _agree(comm, [c.ksp is not None or not c.v.group.member for c in combos])
+        live = [c for c, k in zip(combos, ok) if k]
         rounds = int(cfg.get("rounds", 3))
         for r in range(rounds):
             order = live[r % len(live):] + live[: r % len(live)] if live else []
             if r % 2:
                 order = order[::-1]
             for c in order:
-                c.rec["solves"].append(_solve_once(PETSc, MPI, comm, c))
+                run_on(c.v.group, lambda c=c: c.rec["solves"].append(_solve_once(PETSc, MPI, c.v.group.comm, c)))
             log("  %s: round %d/%d" % (method["label"], r + 1, rounds))
         for c in combos:
             _summarize(c.rec)
@@ -288,63 +311,79 @@ def _op_call(PETSc, ph, name, vs):
     raise ValueError("unknown vector operation %r" % name)
 
 
-def measure_vecops(PETSc, MPI, ph, comm, T, cfg, log):
-    """Median seconds per operation for standard and hybrid vectors of cfg['length'] global entries (a
-    list of lengths: each)."""
+def measure_vecops(PETSc, MPI, ph, sides, cfg, log, run_on=None):
+    """Median seconds per operation on vectors of cfg['length'] global entries (a list of lengths:
+    each). sides: [(key, group, vector type)], e.g. standard and hybrid vectors on the layout's
+    group and, in a paired job, 'standard@2x1' on the pair group (job.Group); their batches alternate
+    in the same rounds, run_on(group, fn) running each on its group (job.Job.run_on)."""
+    run_on = run_on or (lambda group, fn: fn())
     lengths = cfg.get("length", 1000000)
     out = []
     for n in lengths if isinstance(lengths, list) else [lengths]:
-        out += _measure_vecops_length(PETSc, MPI, ph, comm, T, cfg, int(n), log)
+        out += _measure_vecops_length(PETSc, MPI, ph, sides, cfg, int(n), log, run_on)
     return out
 
 
-def _measure_vecops_length(PETSc, MPI, ph, comm, T, cfg, n, log):
+def _measure_vecops_length(PETSc, MPI, ph, sides, cfg, n, log, run_on):
     import numpy as np
 
     ops = cfg.get("ops") or list(VEC_OPS)
     kmax = max([int(o[4:]) for o in ops if o.startswith("mdot")] + [int(o[5:]) for o in ops if o.startswith("maxpy")] + [0])
-    sets = {}
-    for vt in cfg.get("vectors", ["standard", "hybrid"]):
-        vs = [_vec(PETSc, ph, comm, n, vt, T) for _ in range(4 + kmax)]
-        for i, v in enumerate(vs):
-            rs, re_ = v.getOwnershipRange()
-            v.setArray(1.0 + 0.5 * np.sin(0.1 * (i + 1) * np.arange(rs, re_)))
-        if vt == "hybrid" and cfg.get("threshold") is not None:
-            for v in vs:
-                ph.set_threshold(v, int(cfg["threshold"]))
-        sets[vt] = vs
+    sets, groups = {}, {}
+    for key, g, vt in sides:
+        groups[key] = g
+
+        def make(g=g, vt=vt):
+            vs = [_vec(PETSc, ph, g.comm, n, vt, g.threads) for _ in range(4 + kmax)]
+            for i, v in enumerate(vs):
+                rs, re_ = v.getOwnershipRange()
+                v.setArray(1.0 + 0.5 * np.sin(0.1 * (i + 1) * np.arange(rs, re_)))
+            if vt == "hybrid" and cfg.get("threshold") is not None:
+                for v in vs:
+                    ph.set_threshold(v, int(cfg["threshold"]))
+            return vs
+
+        sets[key] = run_on(g, make)
     res = []
     rounds, batch_s = int(cfg.get("rounds", 5)), float(cfg.get("batch_seconds", 0.02))
+    keys = [key for key, _, _ in sides]
     for name in ops:
-        calls = {vt: _op_call(PETSc, ph, name, vs) for vt, vs in sets.items()}
+        calls = {key: _op_call(PETSc, ph, name, vs) if vs else None for key, vs in sets.items()}
         K = {}
-        for vt, f in calls.items():  # batch sizes from one warm-up each
-            f()
-            comm.Barrier()
-            t0 = MPI.Wtime()
-            f()
-            comm.Barrier()
-            K[vt] = max(1, int(math.ceil(batch_s / max(comm.allreduce(MPI.Wtime() - t0, op=MPI.MAX), 1e-7))))
-        samples = {vt: [] for vt in calls}
-        keys = list(calls)
-        for r in range(rounds):
-            order = keys if r % 2 == 0 else keys[::-1]
-            for vt in order:
-                f, k = calls[vt], K[vt]
+        for key in keys:  # batch sizes from one warm-up each
+            comm = groups[key].comm
+
+            def warm(f=calls[key], comm=comm):
+                f()
                 comm.Barrier()
                 t0 = MPI.Wtime()
-                for _ in range(k):
-                    f()
+                f()
                 comm.Barrier()
-                samples[vt].append((MPI.Wtime() - t0) / k)
+                return max(1, int(math.ceil(batch_s / max(comm.allreduce(MPI.Wtime() - t0, op=MPI.MAX), 1e-7))))
+
+            K[key] = run_on(groups[key], warm)
+        samples = {key: [] for key in keys}
+        for r in range(rounds):
+            for key in (keys if r % 2 == 0 else keys[::-1]):
+                comm = groups[key].comm
+
+                def batch(f=calls[key], k=K[key], comm=comm, key=key):
+                    comm.Barrier()
+                    t0 = MPI.Wtime()
+                    for _ in range(k):
+                        f()
+                    comm.Barrier()
+                    samples[key].append((MPI.Wtime() - t0) / k)
+
+                run_on(groups[key], batch)
         rec = {"op": name, "status": "ok", "length": n}
-        for vt, s in samples.items():
-            rec[vt + "_s"] = _median(s)
-            rec[vt + "_samples_s"] = s
+        for key, sm in samples.items():
+            rec[key + "_s"] = _median(sm)
+            rec[key + "_samples_s"] = sm
         res.append(rec)
     log("  vector operations of length %d: %d measured" % (n, len(res)))
     for vs in sets.values():
-        for v in vs:
+        for v in vs or []:
             v.destroy()
     return res
 
@@ -360,17 +399,21 @@ def flatten_solves(jobs):
             for m in case.get("solves") or []:
                 for c in m["combos"]:
                     key = (case["label"], case["rows"], job["layout"], m["method"], c["variant"], c["vectors"])
-                    r = by.setdefault(key, {"matrix": case["label"], "rows": case["rows"], "layout": job["layout"], "ranks": job["ranks"],
-                                            "threads": job["threads"], "cores": job["ranks"] * job["threads"], "method": m["method"],
+                    ranks, threads = c.get("ranks", job["ranks"]), c.get("threads", job["threads"])
+                    r = by.setdefault(key, {"matrix": case["label"], "rows": case["rows"], "layout": job["layout"], "ranks": ranks,
+                                            "threads": threads, "cores": ranks * threads, "method": m["method"],
                                             "variant": c["variant"], "type": c["type"], "vectors": c["vectors"], "status": c["status"],
-                                            "reason": c.get("reason"), "_solve": [], "_setup": [], "_events": [], "_vec": []})
+                                            "reason": c.get("reason"), "default": c.get("default"), "paired_of": c.get("paired_of"),
+                                            "_solve": [], "_setup": [], "_events": [], "_vec": []})
+                    if c["status"] != "ok":  # a failure in any job stays in the row
+                        r.update(status=c["status"], reason=c.get("reason"))
                     if c.get("solve_s") is not None:
                         r["_solve"].append(c["solve_s"])
                         r["_setup"].append(c.get("setup_s"))
                         r["_events"].append(c.get("events_s", {}))
                         r["_vec"].append(c.get("vec_s"))
                         r["iterations"] = c.get("iterations")
-                        r["converged"] = c.get("converged")
+                        r["converged"] = c.get("converged") if r.get("converged") is not False else False
     rows = []
     for r in by.values():
         r["solve_s"] = _median(r.pop("_solve"))
@@ -390,19 +433,35 @@ def flatten_solves(jobs):
 
 def _solve_ratios(rows):
     """ratio_vs_aij: the reference (aij, standard vectors) at R x 1, R = cores, over this solve time;
-    ratio_vs_pure: the same variant and vectors at R x 1 (its kernels run as pure MPI) over this one."""
+    ratio_vs_pure_mpi: the same variant and vectors at R x 1 (its kernels run as pure MPI) over this
+    one. Each from the same jobs where the run has it (the R x 1 layout's own jobs, or the paired
+    baseline 'label@Rx1' of an R x T layout's jobs): same_job_aij / same_job_pure True; else from
+    the R x 1 layout's jobs (False)."""
     idx = {(r["matrix"], r["rows"], r["method"], r["layout"], r["variant"], r["vectors"]): r for r in rows}
     for r in rows:
         if not r.get("solve_s"):
             continue
         pure = "%dx1" % r["cores"]
-        ref = idx.get((r["matrix"], r["rows"], r["method"], pure, "aij", "standard"))
+        here = (r["matrix"], r["rows"], r["method"], r["layout"])
+        if r.get("paired_of"):  # the same-job baseline of a paired job: against the aij of its group
+            ref, sj = idx.get(here + ("aij@%s" % pure, "standard")), True
+        elif r["threads"] == 1:
+            ref, sj = idx.get(here + ("aij", "standard")), True
+        else:
+            ref, sj = idx.get(here + ("aij@%s" % pure, "standard")), True
+            if not ref:
+                ref, sj = idx.get((r["matrix"], r["rows"], r["method"], pure, "aij", "standard")), False
         if ref and ref.get("solve_s"):
             r["ratio_vs_aij"] = ref["solve_s"] / r["solve_s"]
             r["iterations_aij"] = ref.get("iterations")
-        same = idx.get((r["matrix"], r["rows"], r["method"], pure, r["variant"], "standard"))
-        if same and same.get("solve_s") and r["threads"] > 1:
-            r["ratio_vs_pure_mpi"] = same["solve_s"] / r["solve_s"]
+            r["same_job_aij"] = sj
+        if r["threads"] > 1:
+            same, sj = idx.get(here + ("%s@%s" % (r["variant"], pure), "standard")), True
+            if not same:
+                same, sj = idx.get((r["matrix"], r["rows"], r["method"], pure, r["variant"], "standard")), False
+            if same and same.get("solve_s"):
+                r["ratio_vs_pure_mpi"] = same["solve_s"] / r["solve_s"]
+                r["same_job_pure"] = sj
 
 
 def solves_table(rows):
@@ -431,24 +490,36 @@ def _rows(n):
 
 
 def flatten_vecops(jobs):
+    """One row per (layout, operation, length): medians of standard and hybrid vectors over the
+    layout's jobs, and of the standard vectors of the paired baseline group (standard_paired_s, from
+    the key 'standard@RTx1') where the jobs were paired."""
     by = {}
     for job in jobs:
+        pair = (job.get("paired") or {}).get("layout")
         for rec in job.get("vecops") or []:
             key = (job["layout"], rec["op"], rec.get("length"))
             r = by.setdefault(key, {"layout": job["layout"], "ranks": job["ranks"], "threads": job["threads"], "cores": job["ranks"] * job["threads"],
-                                    "op": rec["op"], "length": rec.get("length"), "status": rec["status"], "_std": [], "_hyb": []})
+                                    "op": rec["op"], "length": rec.get("length"), "status": rec["status"], "_std": [], "_hyb": [], "_pair": []})
             r["_std"] += rec.get("standard_samples_s") or []
             r["_hyb"] += rec.get("hybrid_samples_s") or []
+            if pair:
+                r["_pair"] += rec.get("standard@%s_samples_s" % pair) or []
     rows = []
     for r in by.values():
         r["standard_s"] = _median(r.pop("_std"))
         r["hybrid_s"] = _median(r.pop("_hyb"))
+        p = r.pop("_pair")
+        if p:
+            r["standard_paired_s"] = _median(p)
         rows.append(r)
     idx = {(r["layout"], r["op"], r["length"]): r for r in rows}
     for r in rows:
-        ref = idx.get(("%dx1" % r["cores"], r["op"], r["length"]))
-        if ref and ref.get("standard_s") and r.get("hybrid_s"):
-            r["hybrid_vs_standard_Rx1"] = ref["standard_s"] / r["hybrid_s"]
+        if r.get("standard_paired_s") and r.get("hybrid_s"):
+            r["hybrid_vs_standard_Rx1"], r["same_job_Rx1"] = r["standard_paired_s"] / r["hybrid_s"], True
+        else:
+            ref = idx.get(("%dx1" % r["cores"], r["op"], r["length"]))
+            if ref and ref.get("standard_s") and r.get("hybrid_s"):
+                r["hybrid_vs_standard_Rx1"], r["same_job_Rx1"] = ref["standard_s"] / r["hybrid_s"], r["threads"] == 1
         if r.get("standard_s") and r.get("hybrid_s"):
             r["hybrid_vs_standard_same_layout"] = r["standard_s"] / r["hybrid_s"]
     return rows
@@ -469,35 +540,40 @@ def vecops_table(rows):
 
 
 def solve_targets(solve_rows, vec_rows):
-    """Issue 11's targets on this run's records:
+    """Issue 11's targets on this run's records, judged on the default configuration (aijhybrid
+    without options, hybrid vectors) against references of the same jobs (see _solve_ratios; a
+    reference from other jobs gives a line shown as indicative, met None):
     - KSPSolve at 1xT (aijhybrid, hybrid vectors) >= aijhybrid (standard vectors) at Tx1 and >= 1.1x aij at Tx1,
       for CG + Jacobi, GMRES + Jacobi and CG + GAMG;
     - each vector operation at 1xT within 10% of 2x1 (standard vectors at Tx1 / hybrid at 1xT >= 0.9);
     - at 1x1 a hybrid vector no slower than a standard one (>= 0.98)."""
     out = []
+
+    def line(target, matrix, layout, value, required, detail, same_job):
+        return {"target": target + ("" if same_job else " (other jobs: not judged)"), "matrix": matrix, "layout": layout, "value": value,
+                "required": required, "met": (value >= required) if same_job else None, "detail": detail}
+
     for r in solve_rows:
         if r["ranks"] != 1 or r["threads"] < 2 or r["vectors"] != "hybrid" or "aijhybrid" not in r["type"] or not r.get("solve_s"):
             continue
-        if r["method"] not in ("cg+jacobi", "gmres30+jacobi", "cg+gamg"):
+        if r["method"] not in ("cg+jacobi", "gmres30+jacobi", "cg+gamg") or not r.get("default", True):
             continue
+        m = "%s %s" % (r["matrix"], _rows(r["rows"]))
         if r.get("ratio_vs_pure_mpi") is not None:
-            out.append({"target": "KSPSolve %s vs aijhybrid %dx1" % (r["method"], r["cores"]), "matrix": "%s %s" % (r["matrix"], _rows(r["rows"])),
-                        "layout": r["layout"], "value": r["ratio_vs_pure_mpi"], "required": 1.0, "met": r["ratio_vs_pure_mpi"] >= 1.0,
-                        "detail": "%d its" % (r.get("iterations") or 0)})
+            out.append(line("KSPSolve %s vs aijhybrid %dx1" % (r["method"], r["cores"]), m, r["layout"], r["ratio_vs_pure_mpi"], 1.0,
+                            "%d its" % (r.get("iterations") or 0), r.get("same_job_pure")))
         if r.get("ratio_vs_aij") is not None:
-            out.append({"target": "KSPSolve %s vs aij %dx1" % (r["method"], r["cores"]), "matrix": "%s %s" % (r["matrix"], _rows(r["rows"])),
-                        "layout": r["layout"], "value": r["ratio_vs_aij"], "required": 1.1, "met": r["ratio_vs_aij"] >= 1.1,
-                        "detail": "%s its (aij %s)" % (r.get("iterations"), r.get("iterations_aij"))})
+            out.append(line("KSPSolve %s vs aij %dx1" % (r["method"], r["cores"]), m, r["layout"], r["ratio_vs_aij"], 1.1,
+                            "%s its (aij %s)" % (r.get("iterations"), r.get("iterations_aij")), r.get("same_job_aij")))
     for r in vec_rows:
         if r["status"] != "ok":
             continue
         if (r["length"] or 0) < 1000000:
             continue  # the targets are for 10^6 entries
+        m = "vectors %s" % _rows(r["length"] or 0)
         if r["ranks"] == 1 and r["threads"] >= 2 and r.get("hybrid_vs_standard_Rx1") is not None:
-            out.append({"target": "%s hybrid %s vs standard %dx1" % (r["op"], r["layout"], r["cores"]), "matrix": "vectors %s" % _rows(r["length"] or 0),
-                        "layout": r["layout"], "value": r["hybrid_vs_standard_Rx1"], "required": 0.9, "met": r["hybrid_vs_standard_Rx1"] >= 0.9, "detail": ""})
+            out.append(line("%s hybrid %s vs standard %dx1" % (r["op"], r["layout"], r["cores"]), m, r["layout"], r["hybrid_vs_standard_Rx1"], 0.9, "",
+                            r.get("same_job_Rx1")))
         if r["cores"] == 1 and r.get("hybrid_vs_standard_same_layout") is not None:
-            out.append({"target": "%s hybrid vs standard at 1x1" % r["op"], "matrix": "vectors %s" % _rows(r["length"] or 0),
-                        "layout": r["layout"], "value": r["hybrid_vs_standard_same_layout"], "required": 0.98,
-                        "met": r["hybrid_vs_standard_same_layout"] >= 0.98, "detail": ""})
+            out.append(line("%s hybrid vs standard at 1x1" % r["op"], m, r["layout"], r["hybrid_vs_standard_same_layout"], 0.98, "", True))
     return out

@@ -1,7 +1,12 @@
 """Timing the products of the built variants: the batch size of each from its warm-up, then
 alternating rounds (each round visits every variant, the order rotating from round to round):
 MPI barrier, MPI_Wtime, K products, barrier, MPI_Wtime. The median over all batches is the
-product time."""
+product time. In a paired job (job.py) the variants of both groups alternate in the same rounds.
+
+Each batch also records the choices the plugin had in force for an aijhybrid variant (``choice``:
+the software prefetch distance and, in task mode, thread 0's share), read before and after the
+batch on each rank: a batch during which a choice changed is marked so, and no time is ever paired
+with a choice of another batch (report.flatten groups the samples by choice)."""
 
 import math
 
@@ -20,23 +25,52 @@ def calibrate(job, v, first):
     """Warm v up and choose its batch: K products last about timing.batch_seconds, K from the fastest
     warm-up product (robust to a slow one); an aijhybrid variant warms up at least until every rank
     has chosen its software prefetch from measured products (src/mat/tune.c)."""
-    A, x, y, ph = v.A, v.x, v.y, job.ph
+    A, x, y, ph, g = v.A, v.x, v.y, job.ph, v.group
     tm = job.spec["timing"]
     per, k = first, 1
     hybrid = is_hybrid(v.spec["type"])
-    while k < tm["warmup"] or (hybrid and k < 64 and not job.all(ph.get_prefetch(A)[1] is not None)):
-        t0 = job.wtime_barrier()
+    while k < tm["warmup"] or (hybrid and k < 64 and not g.all(ph.get_prefetch(A)[1] is not None)):
+        t0 = g.wtime_barrier()
         A.mult(x, y)
-        per = min(per, job.wtime_barrier() - t0)
+        per = min(per, g.wtime_barrier() - t0)
         k += 1
-    per = job.max(per)
+    per = g.max(per)
     v.batch = int(min(tm["max_batch"], max(1, math.ceil(tm["batch_seconds"] / max(per, 1e-9)))))
     v.rec.update(warmup_product_s=per, batch=v.batch, warmup_products=k)
 
 
+def choice(job, v):
+    """The choices in force on this rank for v's next product (no communication): a dict with the
+    software prefetch distance (None while it is being measured) and, in task mode, thread 0's
+    share; None for other types."""
+    if not is_hybrid(v.spec["type"]):
+        return None
+    ph = job.ph
+    c = {"prefetch": ph.get_prefetch(v.A)[1]}
+    if ph.get_mode(v.A) == "task":
+        c["task_share"] = round(float(ph.get_task_share(v.A)[1]), 4)
+    return c
+
+
+def _batches(job, v, bpr):
+    comm, MPI = v.group.comm, job.MPI
+    A, x, y, K = v.A, v.x, v.y, v.batch
+    for _ in range(bpr):
+        before = choice(job, v)
+        comm.Barrier()
+        t0 = MPI.Wtime()
+        for _ in range(K):
+            A.mult(x, y)
+        comm.Barrier()
+        v.samples.append((MPI.Wtime() - t0) / K)
+        after = choice(job, v)
+        v.choices.append(before if before == after else {"changed": [before, after]})
+
+
 def timed_rounds(job, active):
-    """The timing samples of every active variant (seconds per product, one per batch)."""
-    timing, comm, MPI = job.spec["timing"], job.comm, job.MPI
+    """The timing samples of every active variant (seconds per product, one per batch) and the
+    choices in force during each."""
+    timing = job.spec["timing"]
     rounds, bpr = timing["rounds"], timing["batches_per_round"]
     n = len(active)
     for r in range(rounds):
@@ -44,19 +78,16 @@ def timed_rounds(job, active):
         if r % 2:
             order = order[::-1]
         for v in order:
-            A, x, y, K = v.A, v.x, v.y, v.batch
-            for _ in range(bpr):
-                comm.Barrier()
-                t0 = MPI.Wtime()
-                for _ in range(K):
-                    A.mult(x, y)
-                comm.Barrier()
-                v.samples.append((MPI.Wtime() - t0) / K)
+            job.run_on(v.group, lambda v=v: _batches(job, v, bpr))
         job.log("  round %d/%d done" % (r + 1, rounds))
 
 
 def summarize(v):
-    """v's product time: the median of its samples, with the extremes and the count."""
+    """v's product time: the median of its samples, with the extremes and the count; for an
+    aijhybrid variant the choices of each sample, per rank (sample_choices[i][rank])."""
     s = sorted(v.samples)
     v.rec.update(samples_s=v.samples, mult_s=s[len(s) // 2] if len(s) % 2 else 0.5 * (s[len(s) // 2 - 1] + s[len(s) // 2]),
                  mult_min_s=s[0], mult_max_s=s[-1], products=len(s) * v.batch)
+    if any(c is not None for c in v.choices):
+        per_rank = v.group.comm.allgather(v.choices)
+        v.rec["sample_choices"] = [[rc[i] for rc in per_rank] for i in range(len(v.samples))]

@@ -11,17 +11,22 @@ from .timing import calibrate, fill_x
 
 
 class Variant:
-    """One matrix type with its options, built for one case: the record it adds to the results,
-    its matrix and vectors while it is measured, and its timing samples."""
+    """One matrix type with its options, built for one case on one group of ranks (job.Group): the
+    record it adds to the results, its matrix and vectors while it is measured, its timing samples
+    and, per sample, the choices the plugin had in force (timing.choice)."""
 
-    def __init__(self, spec, index):
+    def __init__(self, spec, index, group):
         self.spec = spec
         self.label = spec["label"]
         self.index = index
+        self.group = group
         self.prefix = "bv%d_" % index
         self.A = self.x = self.y = None
         self.rec = {"label": self.label, "type": spec["type"], "options": spec.get("options", ""), "status": "ok"}
+        if spec.get("paired_of"):
+            self.rec.update(paired_of=spec["paired_of"], run_as=group.layout, ranks=group.ranks, threads=group.threads)
         self.samples = []
+        self.choices = []
         self.batch = 1
 
     def release(self):
@@ -73,11 +78,11 @@ def _clear_options(job, prefix, pairs):
         opts.delValue(prefix + k)
 
 
-def generate(job, case):
-    """The case's matrix as aij, and the record of the case with its size and cost."""
+def generate(job, case, group):
+    """The case's matrix as aij on the ranks of group, and the record of the case with its size and cost."""
     from . import model
 
-    PETSc, comm, matrices, spec = job.PETSc, job.comm, job.matrices, job.spec
+    PETSc, comm, matrices, spec = job.PETSc, group.comm, job.matrices, job.spec
     rec = {"matrix": case["name"], "label": case["label"], "rows_requested": case["rows"], "params": case["params"], "path": case.get("path")}
     try:
         rec["description"] = matrices.describe(case["name"], case["rows"], seed=spec["seed"], path=case.get("path"), **case["params"])
@@ -85,18 +90,18 @@ def generate(job, case):
         rec["description"] = {"error": "%s: %s" % (type(e).__name__, e)}
     job.log("%s rows=%s: generating" % (case["name"], case["rows"]))
     r0 = rss_now()
-    t0 = job.wtime_barrier()
-    base = matrices.create(case["name"], case["rows"], mat_type="aij", seed=spec["seed"], path=case.get("path"), **case["params"])
-    rec["generate_s"] = job.wtime_barrier() - t0
-    rec["generate_rss_delta_bytes_sum"] = job.sum(rss_now() - r0)
+    t0 = group.wtime_barrier()
+    base = matrices.create(case["name"], case["rows"], comm=comm, mat_type="aij", seed=spec["seed"], path=case.get("path"), **case["params"])
+    rec["generate_s"] = group.wtime_barrier() - t0
+    rec["generate_rss_delta_bytes_sum"] = group.sum(rss_now() - r0)
     M, N = base.getSize()
     nnz = int(base.getInfo(PETSc.Mat.InfoType.GLOBAL_SUM)["nz_used"])
     rec.update(rows=M, cols=N, nnz=nnz, nnz_per_row=nnz / M if M else 0,
                int_bytes=PETSc.IntType().itemsize, scalar_bytes=PETSc.ScalarType().itemsize)
-    rec["bytes"] = model.bytes_per_product(M, N, nnz, job.size, rec["scalar_bytes"], rec["int_bytes"])
+    rec["bytes"] = model.bytes_per_product(M, N, nnz, group.size, rec["scalar_bytes"], rec["int_bytes"])
     rl = base.getOwnershipRange()
     local = comm.gather((rl[1] - rl[0], int(base.getInfo(PETSc.Mat.InfoType.LOCAL)["nz_used"])), root=0)
-    if job.rank == 0:
+    if group.rank == 0:
         rec["rank_rows"] = [l[0] for l in local]
         rec["rank_nnz"] = [l[1] for l in local]
     return base, rec
@@ -116,16 +121,16 @@ def rhs(job, base, rec):
     return b
 
 
-def build_all(job, case, base):
-    """Every variant of the spec for this case: built, skipped (a pure-MPI type in a threaded layout
-    is not listed; a missing package is), failed, or equivalent to an earlier one."""
+def build_all(job, case, base, group, specs, first_index=0):
+    """Every variant of specs for this case on the ranks of group: built, skipped (a pure-MPI type in
+    a threaded layout is not listed; a missing package is), failed, or equivalent to an earlier one."""
     spec, PETSc = job.spec, job.PETSc
     hypre = bool(PETSc.Sys.hasExternalPackage("hypre"))
     M = base.getSize()[0]
     variants, seen = [], {}
-    for i, vs in enumerate(spec["variants"]):
-        v = Variant(vs, i)
-        if job.threads > 1 and not vs.get("threaded"):
+    for i, vs in enumerate(specs, first_index):
+        v = Variant(vs, i, group)
+        if group.threads > 1 and not vs.get("threaded"):
             continue  # a pure-MPI type: measured in the layouts with one thread per rank
         req = vs.get("requires")
         if vs["type"] == "hypre" and not hypre:
@@ -142,7 +147,7 @@ def build_all(job, case, base):
             import traceback
 
             v.rec.update(status="error", reason="%s: %s" % (type(e).__name__, e))
-            sys.stderr.write("[rank %d] variant %s failed:\n%s" % (job.rank, v.label, traceback.format_exc()))
+            sys.stderr.write("[rank %d] variant %s failed:\n%s" % (group.rank, v.label, traceback.format_exc()))
             variants.append(v)
             continue
         key = dedupe_key(v) if spec["dedupe"] else None
@@ -158,24 +163,24 @@ def build_all(job, case, base):
 
 def build(job, v, case, base):
     """Build v's matrix and vectors with its options, warm it up and choose its batch size."""
-    spec, ph = job.spec, job.ph
+    spec, ph, g = job.spec, job.ph, v.group
     pairs = option_pairs(v.spec.get("options", ""))
     sfpairs = sf_options(pairs)
     pairs = [p for p in pairs if p not in sfpairs]
     if is_hybrid(v.spec["type"]) and not any(k == "mat_aijhybrid_num_threads" for k, _ in pairs):
-        pairs.append(("mat_aijhybrid_num_threads", str(job.threads)))
+        pairs.append(("mat_aijhybrid_num_threads", str(g.threads)))
     v.rec["options_set"] = " ".join("-%s%s" % (k, "" if val is None else " " + val) for k, val in pairs + sfpairs)
     r0 = rss_now()
-    t0 = job.wtime_barrier()
+    t0 = g.wtime_barrier()
     how = v.spec.get("build", spec["build"])
-    if how == "convert" and v.spec["type"] not in ("aij", "aijhybrid", "seqaijhybrid" if job.size == 1 else "mpiaijhybrid"):
+    if how == "convert" and v.spec["type"] not in ("aij", "aijhybrid", "seqaijhybrid" if g.size == 1 else "mpiaijhybrid"):
         how = "csr"  # PETSc 3.18's MatConvert_MPIAIJ_MPISELL leaves the column layout unset: assemble natively
     if sfpairs and how == "convert" and not is_hybrid(v.spec["type"]):
         how = "csr"  # a copy of an aij matrix shares its VecScatter: assemble one with the -sf_* options
     v.rec["build"] = how
     _set_options(job, "", sfpairs)
     if how == "direct":
-        A = job.matrices.create(case["name"], case["rows"], mat_type=v.spec["type"], seed=spec["seed"], path=case.get("path"), **case["params"])
+        A = job.matrices.create(case["name"], case["rows"], comm=g.comm, mat_type=v.spec["type"], seed=spec["seed"], path=case.get("path"), **case["params"])
     elif how == "csr":
         A = copy_csr(job, base, v.spec["type"])
     else:
@@ -189,15 +194,15 @@ def build(job, v, case, base):
     x, y = A.createVecs()
     fill_x(x)
     y.set(0.0)
-    t1 = job.wtime_barrier()
+    t1 = g.wtime_barrier()
     A.mult(x, y)  # also builds the plugin's caches (partition, exchange) if not built at assembly
     _clear_options(job, "", sfpairs)
-    t2 = job.wtime_barrier()
+    t2 = g.wtime_barrier()
     v.A, v.x, v.y = A, x, y
     calibrate(job, v, t2 - t1)
-    v.rec.update(mat_type=A.getType(), build_s=t1 - t0, first_product_s=t2 - t1, rss_delta_bytes_sum=job.sum(rss_now() - r0))
+    v.rec.update(mat_type=A.getType(), build_s=t1 - t0, first_product_s=t2 - t1, rss_delta_bytes_sum=g.sum(rss_now() - r0))
     if is_hybrid(v.spec["type"]):
-        v.rec["prefetch"] = job.comm.allgather(ph.get_prefetch(A)[1])  # per rank: nonzeros ahead, 0 off
+        v.rec["prefetch"] = g.comm.allgather(ph.get_prefetch(A)[1])  # per rank, after the warm-up: nonzeros ahead, 0 off
         v.rec["mode"] = ph.get_mode(A)
         v.rec["partition"] = ph.get_partition_type(A)
         v.rec["nthreads"] = ph.get_num_threads(A)

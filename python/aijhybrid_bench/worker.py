@@ -16,9 +16,14 @@ times of the products (get_thread_times: exchange, diagonal and off-diagonal blo
 where the plugin offers it, get_exchange_stats() (also for an aij variant with -sf_type nodeaware: the
 node-aware SF of its ghost pattern); then one CG + Jacobi solve per variant.
 
-The steps live in their own modules around a Job (bench/job.py: the spec and the PETSc, MPI and
-plugin modules): building (bench/variants.py), timing (bench/timing.py), collecting
-(bench/collect.py); whole solves and vector operations in bench/solves.py.
+A paired job (spec "paired": a threaded layout R x T started as R*T ranks, see job.py) measures
+the layout's variants on every T-th rank and the same-job baselines ('aij@RTx1') on all ranks, in
+the same alternating rounds, solves and vector operations; each rank binds itself before OpenMP
+starts (bind_paired).
+
+The steps live in their own modules around a Job (job.py: the spec, the PETSc, MPI and plugin
+modules, the groups of ranks): building (variants.py), timing (timing.py), collecting
+(collect.py); whole solves and vector operations in solves.py.
 """
 
 import argparse
@@ -30,24 +35,28 @@ from . import collect, timing, variants
 from .job import Job, peak_rss
 
 
-def _solve_variants(job, case, built, active, b, M):
+def _solve_variants(job, case, active, equivalents, M):
     """One solve per measured variant (the spec's "solve"), for the matrices and sizes it names; a
     listed variant measured as equivalent to another is solved through that one."""
     sv = job.spec["solve"]
     if not sv.get("enabled", True) or (sv.get("matrices") and case["label"] not in sv["matrices"]) or (sv.get("max_rows") and M > sv["max_rows"]):
         return
     for v in active:
-        labels = {v.label} | {u.label for u in built if u.rec.get("equivalent_to") == v.label}
+        labels = {v.spec.get("paired_of") or v.label} | set(equivalents.get(v.label, []))
         if sv.get("variants") and not labels & set(sv["variants"]):
             continue
         job.log("%s rows=%d: solving with %s" % (case["name"], M, v.label))
-        try:
-            v.rec["solve"] = collect.solve(job, v, b, sv)
-        except Exception as e:
-            v.rec["solve"] = {"error": "%s: %s" % (type(e).__name__, e)}
+
+        def one(v=v):
+            try:
+                v.rec["solve"] = collect.solve(job, v, v.b, sv)
+            except Exception as e:
+                v.rec["solve"] = {"error": "%s: %s" % (type(e).__name__, e)}
+
+        job.run_on(v.group, one)
 
 
-def _whole_solves(job, case, built, active, b, M):
+def _whole_solves(job, case, active, equivalents, M):
     """The spec's "solves" (bench/solves.py) for this case, or None."""
     svs = job.spec.get("solves") or {}
     if not svs.get("enabled") or (svs.get("matrices") and case["label"] not in svs["matrices"]):
@@ -55,40 +64,83 @@ def _whole_solves(job, case, built, active, b, M):
     from . import solves
 
     job.log("%s rows=%d: whole solves" % (case["name"], M))
-    equivalents = {}
-    for u in built:
-        if u.rec.get("equivalent_to"):
-            equivalents.setdefault(u.rec["equivalent_to"], []).append(u.label)
-    return solves.measure_solves(job.PETSc, job.MPI, job.ph, job.comm, active, b, svs, job.log, equivalents)
+    return solves.measure_solves(job.PETSc, job.MPI, job.ph, job.world, active, svs, job.log, equivalents, job.run_on)
+
+
+def _paired_specs(job):
+    """The variants of the pair group: the spec's same-job baselines, relabelled 'label@RxT'."""
+    pair = job.spec.get("paired")
+    if not pair:
+        return []
+    byname = {v["label"]: v for v in job.spec["variants"]}
+    return [dict(byname[l], label="%s@%s" % (l, pair["layout"]), paired_of=l, threaded=True) for l in pair["variants"]]
+
+
+class _Elsewhere:
+    """A variant of a group this rank is not in: it takes part in the rounds and solves by waiting."""
+
+    def __init__(self, label, spec, group):
+        self.label, self.spec, self.group, self.rec = label, spec, group, {}
+
+
+class _Side:
+    """What one group of ranks holds for a case: its aij matrix, right-hand side, reference product
+    and built variants."""
+
+    def __init__(self, job, case, group, specs, first_index):
+        self.group = group
+        self.base, self.rec = variants.generate(job, case, group)
+        self.b = variants.rhs(job, self.base, self.rec)
+        self.built = variants.build_all(job, case, self.base, group, specs, first_index)
+        # the reference product of the generated aij matrix, to check every variant's y = A x against
+        xr, self.yref = self.base.createVecs()
+        timing.fill_x(xr)
+        self.base.mult(xr, self.yref)
+        xr.destroy()
+        self.base.destroy()
+        for v in self.built:
+            v.b = self.b
+
+    def release(self):
+        for v in self.built:
+            v.release()
+        self.b.destroy()
+        self.yref.destroy()
 
 
 def run_case(job, case):
-    """One matrix: generate, build the variants, time them, collect, solve; its record."""
-    base, rec = variants.generate(job, case)
-    M = rec["rows"]
-    b = variants.rhs(job, base, rec)
-    built = variants.build_all(job, case, base)
-    # the reference product of the generated aij matrix, to check every variant's y = A x against
-    xr, yref = base.createVecs()
-    timing.fill_x(xr)
-    base.mult(xr, yref)
-    xr.destroy()
-    base.destroy()
-    active = [v for v in built if v.A is not None]
-    job.log("%s rows=%d nnz=%d: timing %d variants" % (case["name"], M, rec["nnz"], len(active)))
+    """One matrix: generate, build the variants, time them, collect, solve; its record. In a paired
+    job, the same for the same-job baselines on the pair group, timed in the same rounds."""
+    groups = [(job.layout, job.spec["variants"], 0)] + ([(job.pair, _paired_specs(job), len(job.spec["variants"]))] if job.pair else [])
+    sides = [job.run_on(g, lambda g=g, specs=specs, i=i: _Side(job, case, g, specs, i)) for g, specs, i in groups]
+    rec = sides[0].rec if sides[0] else {}
+    built = [v for side in sides if side for v in side.built]
+    # rank 0 is in every group: its list of the measured variants (and of the variants measured as
+    # equivalent to them) is every rank's, a rank outside a group waiting while its variants run
+    plan = job.world.bcast(([(v.label, v.spec, i) for i, side in enumerate(sides) for v in side.built if v.A is not None],
+                            {u.rec["equivalent_to"]: [w.label for w in built if w.rec.get("equivalent_to") == u.rec["equivalent_to"]] for u in built if u.rec.get("equivalent_to")},
+                            rec.get("rows"), rec.get("nnz")) if job.rank == 0 else None, root=0)
+    measured, equivalents, M, nnz = plan
+    mine = {v.label: v for v in built}
+    active = [mine[label] if label in mine else _Elsewhere(label, spec, groups[i][0]) for label, spec, i in measured]
+    job.log("%s rows=%d nnz=%d: timing %d variants" % (case["name"], M, nnz, len(active)))
     timing.timed_rounds(job, active)
     for v in active:
-        v.rec["rel_diff_vs_aij"] = collect.check_against(v, yref)
-        timing.summarize(v)
-        collect.diagnostics(job, v)
-    _solve_variants(job, case, built, active, b, M)
-    whole = _whole_solves(job, case, built, active, b, M)
+
+        def finish(v=v):
+            yref = next(s.yref for s in sides if s and s.group is v.group)
+            v.rec["rel_diff_vs_aij"] = collect.check_against(v, yref)
+            timing.summarize(v)
+            collect.diagnostics(job, v)
+
+        job.run_on(v.group, finish)
+    _solve_variants(job, case, active, equivalents, M)
+    whole = _whole_solves(job, case, active, equivalents, M)
     if whole is not None:
         rec["solves"] = whole
-    for v in active:
-        v.release()
-    b.destroy()
-    yref.destroy()
+    for side in sides:
+        if side:
+            side.release()
     rec["peak_rss_bytes_sum"] = job.sum(peak_rss())
     rec["variants"] = [v.rec for v in built]
     return rec
@@ -98,23 +150,29 @@ def _check_binding(job, out, stream_lib):
     """Warnings (rank 0) when OpenMP gave fewer threads than asked, or threads share CPUs."""
     if job.rank != 0 or not out["binding"]["ranks"]:
         return
-    T = job.threads
+    want = [job.threads if r.get("in_layout", True) else 1 for r in out["binding"]["ranks"]]
     got = [len(r["thread_cpus"] or []) for r in out["binding"]["ranks"]]
-    if stream_lib and min(got) != T:
-        print("@@WARNING OpenMP gave %s threads, not %d" % (got, T), flush=True)
+    if stream_lib and got != want:
+        print("@@WARNING OpenMP gave %s threads, not %s" % (got, want), flush=True)
     per_host = {}
     for r in out["binding"]["ranks"]:
-        per_host.setdefault(r["host"], []).extend(r["thread_cpus"] or [])
+        if r.get("in_layout", True):
+            per_host.setdefault(r["host"], []).extend(r["thread_cpus"] or [])
     shared = {h: len(c) - len(set(c)) for h, c in per_host.items() if len(c) != len(set(c))}
     if stream_lib and shared and os.environ.get("OMP_PROC_BIND") == "close":
         print("@@WARNING threads of this job share CPUs (%s): check the binding" % shared, flush=True)
 
 
-def _stream(job, array_bytes):
+def _stream(job, group, array_bytes):
     from . import stream
 
     st = job.spec["stream"]
-    return stream.measure(job.comm, job.stream_lib, job.threads, array_bytes, st.get("repeats", 10))
+    return job.run_on(group, lambda: stream.measure(group.comm, job.stream_lib, group.threads, array_bytes, st.get("repeats", 10)))
+
+
+def _streams(job, arr):
+    """The triad of the layout, and of the pair group in a paired job ({group layout: result})."""
+    return {g.layout: _stream(job, g, arr * (1 << 20)) for g in job.groups()}
 
 
 def run(job):
@@ -122,7 +180,9 @@ def run(job):
     T = job.threads
     t_start = job.MPI.Wtime()
     out = {"layout": job.spec["layout"], "ranks": job.spec["ranks"], "threads": T, "cores": job.spec["ranks"] * T}
-    out["software"] = collect.software(job)
+    if job.pair:
+        out["paired"] = {"layout": job.pair.layout, "ranks": job.pair.ranks, "threads": 1}
+    out["software"] = job.run_on(job.layout, lambda: collect.software(job))
     out["binding"] = collect.binding(job)
     _check_binding(job, out, job.stream_lib)
     arr = job.spec["stream"].get("array_mb")
@@ -131,20 +191,43 @@ def run(job):
 
         arr = max(32 << 20, 4 * l3_bytes()) / float(1 << 20)
     job.log("STREAM triad (%.0f MB per array per node)" % arr)
-    out["stream"] = {"start": _stream(job, arr * (1 << 20))}
-    job.log("STREAM triad %.1f GB/s" % out["stream"]["start"]["triad_GBps"])
+    start = _streams(job, arr)
+    out["stream"] = {"start": start[job.layout.layout]}
+    if job.rank == 0:
+        job.log("STREAM triad %.1f GB/s" % out["stream"]["start"]["triad_GBps"])
     if (job.spec.get("solves") or {}).get("enabled"):
         job.PETSc.Log.begin()  # the event times of the solves come from PETSc's log
     if (job.spec.get("vecops") or {}).get("enabled"):
         from . import solves
 
         job.log("vector operations")
-        out["vecops"] = solves.measure_vecops(job.PETSc, job.MPI, job.ph, job.comm, T, job.spec["vecops"], job.log)
+        sides = [(vt, job.layout, vt) for vt in job.spec["vecops"].get("vectors", ["standard", "hybrid"])]
+        if job.pair:  # the standard vectors at R*T x 1 in the same job
+            sides.append(("standard@%s" % job.pair.layout, job.pair, "standard"))
+        out["vecops"] = solves.measure_vecops(job.PETSc, job.MPI, job.ph, sides, job.spec["vecops"], job.log, job.run_on)
     out["cases"] = [run_case(job, case) for case in job.spec["cases"]]
-    out["stream"]["end"] = _stream(job, arr * (1 << 20))
-    out["stream"]["triad_GBps"] = max(out["stream"]["start"]["triad_GBps"], out["stream"]["end"]["triad_GBps"])
+    end = _streams(job, arr)
+    out["stream"]["end"] = end[job.layout.layout]
+    if job.rank == 0:
+        out["stream"]["triad_GBps"] = max(out["stream"]["start"]["triad_GBps"], out["stream"]["end"]["triad_GBps"])
+        if job.pair:
+            p = job.pair.layout
+            out["paired"]["stream"] = {"start": start[p], "end": end[p], "triad_GBps": max(start[p]["triad_GBps"], end[p]["triad_GBps"])}
     out["elapsed_s"] = job.MPI.Wtime() - t_start
     return out
+
+
+def bind_paired(spec):
+    """A paired job binds each rank itself, before OpenMP starts (the launcher does not bind): see
+    job.pin_paired."""
+    from .job import pin_paired
+    from .layout import _threads_per_core
+
+    env = os.environ
+    local = int(env.get("OMPI_COMM_WORLD_LOCAL_RANK") or env.get("SLURM_LOCALID") or env.get("MPI_LOCALRANKID") or 0)
+    cpus, n = pin_paired(spec["threads"], local, sorted(os.sched_getaffinity(0)), _threads_per_core())
+    os.sched_setaffinity(0, cpus)
+    env.update(OMP_NUM_THREADS=str(n), OMP_PLACES="cores", OMP_PROC_BIND="close")
 
 
 def main(argv=None):
@@ -153,6 +236,10 @@ def main(argv=None):
     ap.add_argument("--out", required=True)
     ap.add_argument("--stream-lib", default=None)
     args, petsc_args = ap.parse_known_args(argv)
+    with open(args.spec) as f:
+        spec = json.load(f)
+    if spec.get("paired"):
+        bind_paired(spec)
     import petsc4py
 
     petsc4py.init([sys.argv[0]] + petsc_args)
@@ -161,17 +248,16 @@ def main(argv=None):
 
     import petsc_aijhybrid
 
-    with open(args.spec) as f:
-        spec = json.load(f)
     job = Job(spec, PETSc, MPI, petsc_aijhybrid, args.stream_lib)
-    if job.size != spec["ranks"]:
-        raise SystemExit("worker: started on %d ranks, the spec is for %s" % (job.size, spec["layout"]))
+    want = spec["paired"]["ranks"] if spec.get("paired") else spec["ranks"]
+    if job.size != want:
+        raise SystemExit("worker: started on %d ranks, the spec is for %s%s" % (job.size, spec["layout"], " paired with %s" % spec["paired"]["layout"] if spec.get("paired") else ""))
     out = run(job)
     if job.rank == 0:
         with open(args.out + ".tmp", "w") as f:
             json.dump(out, f, indent=1, sort_keys=True)
         os.replace(args.out + ".tmp", args.out)
-    job.comm.Barrier()
+    job.world.Barrier()
 
 
 if __name__ == "__main__":

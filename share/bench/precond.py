@@ -24,8 +24,18 @@ several ranks: PETSc's default solver), cg_icc0 (CG + ICC(0)), cg_ssor (CG + SOR
 sweeps), gamg_sor (CG + GAMG with SOR smoothing), each with the natural and the CM-RCM ordering
 where a factor is involved; aij runs at layouts with one thread only.
 
-Output: a JSON record (--out; every sample, the medians, the machine load before and after each
-job) and a table with the issue's targets evaluated on it (provisional on a shared machine).
+A threaded layout's jobs are paired (unless --no-pair): an R x T job starts R*T ranks, one per
+core, and measures beside its own variants aij at R*T x 1 for the solve targets ('aij@2x1') and
+aijhybrid with one thread on its own ranks for the PCApply speed-ups ('aijhybrid@1x1', PCApply
+only), in the same rounds; the ranks outside a group wait without spinning while it runs
+(aijhybrid_bench.job). The targets are judged on these same-job figures; a ratio of two layouts'
+own jobs is shown, not judged.
+
+Output: a JSON record (--out; every sample with the choice of the triangular solves it ran with,
+the medians, per choice where the rounds differ, the machine load before and after each job, the
+failed jobs, "problems") and a table with the issue's targets evaluated on it (provisional on a
+shared machine). A failed job or an unconverged solve makes the run exit non-zero
+(aijhybrid_bench.checks), and share/records/readme.py refuses the record.
 
 How it joins the driver: the records here are per (matrix, layout, variant, type, ordering); the
 driver's whole-solve section can take the variant definitions (SOLVES) as its solve configs, the
@@ -58,6 +68,8 @@ SOLVES = {
     "cg_icc0_blocks": ("cg", {"pc_type": "icc"}, {"pc_type": "bjacobi", "sub_pc_type": "icc"}, True),
 }
 BLOCKS = ("gmres_ilu0_blocks", "cg_icc0_blocks")
+# the solves whose targets compare with aij at R*T x 1: measured there in the paired jobs
+PAIRED_SOLVES = ("gmres_ilu0", "cg_ssor")
 EVENTS = ["PCSetUp", "MatLUFactorNum", "MatCholFctrNum", "MatILUFactorSym", "MatICCFactorSym", "AIJHybLevels",
           "AIJHybCMRCM", "PCApply", "MatSolve", "MatSOR", "AIJHybSOR", "MatMult", "KSPSolve"]
 
@@ -98,137 +110,221 @@ def factor_info(pc, ph):
     return ph.get_factor_info(Handle())
 
 
+def choice(info):
+    """The triangular solves in force on this rank: "threaded", "serial" (PETSc's), or None where the
+    factor has no threaded schedule (no choice to make)."""
+    if not info or not info.get("threaded"):
+        return None
+    return "threaded" if info.get("in_use") else "serial"
+
+
+def plan(args, R, T, paired):
+    """The variants of one job: (solve, ordering, colors, type, group, pc_only); group "layout" runs on
+    the layout's ranks with T threads, "pair" on every rank with one thread (a paired job's aij at
+    R*T x 1, labelled 'aij@RTx1'), "single" on the layout's ranks with one thread (aijhybrid at 1x1 in
+    the same job, PCApply only: the baseline of the threaded factor's speed-up)."""
+    out = []
+    types = ["aij", "aijhybrid"] if T == 1 else ["aijhybrid"]
+    for solve in args.solves.split(","):
+        ktype, one, many, factor = SOLVES[solve]
+        for order in (args.orderings.split(",") if factor else ["natural"]):
+            for colors in (args.colors.split(",") if factor and order == "cmrcm" and args.colors else [None]):
+                for typ in types:
+                    if solve not in BLOCKS or typ == "aijhybrid":
+                        out.append((solve, order, colors, typ, "layout", args.pc_only))
+                if paired and solve in PAIRED_SOLVES and order == "natural" and not colors:
+                    out.append((solve, order, colors, "aij@%dx1" % (R * T), "pair", args.pc_only))
+                if paired and factor and solve not in BLOCKS:
+                    out.append((solve, order, colors, "aijhybrid@%dx1" % R, "single", True))
+    return out
+
+
 def measure(args):
-    """One job: every matrix, type and variant of this layout; prints one JSON record."""
+    """One job: every matrix, type and variant of this layout; prints one JSON record. A paired job
+    (--paired: R*T ranks started for an R x T layout, each bound by the launcher's environment)
+    measures the same-job baselines of the targets beside the layout's variants (plan())."""
+    R, T = (int(v) for v in args.layout.split("x"))
+    if args.paired:
+        from aijhybrid_bench.job import pin_paired
+        from aijhybrid_bench.layout import _threads_per_core
+
+        local = int(os.environ.get("OMPI_COMM_WORLD_LOCAL_RANK") or os.environ.get("SLURM_LOCALID") or 0)
+        cpus, n = pin_paired(T, local, sorted(os.sched_getaffinity(0)), _threads_per_core())
+        os.sched_setaffinity(0, cpus)
+        os.environ.update(OMP_NUM_THREADS=str(n), OMP_PLACES="cores", OMP_PROC_BIND="close")
     import petsc4py
 
     petsc4py.init([sys.argv[0], "-options_left", "0"])
-    from petsc4py import PETSc
     from mpi4py import MPI
+    from petsc4py import PETSc
 
     import petsc_aijhybrid as ph
     from aijhybrid_bench import matrices
+    from aijhybrid_bench.job import Group, run_on
 
-    comm = MPI.COMM_WORLD
-    R, T = (int(v) for v in args.layout.split("x"))
+    world = MPI.COMM_WORLD
+    if args.paired:
+        inside = world.Get_rank() % T == 0
+        sub = world.Split(0 if inside else MPI.UNDEFINED, world.Get_rank())
+        sub = sub if inside else None
+        groups = {"layout": Group(MPI, sub, args.layout, R, T, True), "pair": Group(MPI, world, "%dx1" % (R * T), R * T, 1, False),
+                  "single": Group(MPI, sub, "%dx1" % R, R, 1, True)}
+    else:
+        groups = {"layout": Group(MPI, world, args.layout, R, T, False)}
     PETSc.Log.begin()
     opts = PETSc.Options()
     records = []
     for spec in args.matrices.split(","):
         name, _, rows = spec.partition(":")
         rows = int(rows or args.rows)
-        t0 = time.time()
-        A = matrices.create(name, rows)
-        b = matrices.rhs(A)
-        gen_s = time.time() - t0
-        types = ["aij", "aijhybrid"] if T == 1 else ["aijhybrid"]
-        mats = {"aij": A}
-        if "aijhybrid" in types:
-            H = A.duplicate(copy=True)
-            H.convert("aijhybrid")
-            ph.set_num_threads(H, T)
-            mats["aijhybrid"] = H
-        variants = []
-        for solve in args.solves.split(","):
-            ktype, one, many, factor = SOLVES[solve]
-            for order in (args.orderings.split(",") if factor else ["natural"]):
-                for colors in (args.colors.split(",") if factor and order == "cmrcm" and args.colors else [None]):
-                    for typ in types:
-                        if solve not in BLOCKS or typ == "aijhybrid":
-                            variants.append((solve, order, colors, typ))
-        setups = []
-        for k, (solve, order, colors, typ) in enumerate(variants):
-            ktype, one, many, factor = SOLVES[solve]
-            prefix = "v%d_" % k
-            pcopts = dict(one if R == 1 else many)
-            if factor:
-                pcopts[("pc" if R == 1 else "sub_pc") + "_factor_mat_ordering_type"] = order
-            for key, val in pcopts.items():
-                opts.setValue(prefix + key, val)
-            if colors:
-                opts.setValue("mat_ordering_cmrcm_colors", colors)
-            else:
-                opts.delValue("mat_ordering_cmrcm_colors")
-            stage = PETSc.Log.Stage("%s_%s%s_%s" % (solve, order, colors or "", typ))
-            ksp = PETSc.KSP().create(comm=A.getComm())
-            ksp.setOptionsPrefix(prefix)
-            ksp.setOperators(mats[typ])
-            ksp.setType(ktype)
-            ksp.setTolerances(rtol=1e-8, max_it=args.max_it)
-            ksp.setFromOptions()
-            x = b.duplicate()
-            if solve in BLOCKS:  # read when the factor is made (the matrix's setting)
-                ph.set_factor_blocks(mats[typ], "thread")
-            stage.push()
-            t0 = MPI.Wtime()
-            ksp.setUp()
-            ksp.getPC().setUpOnBlocks()
-            setup_s = MPI.Wtime() - t0
-            if solve in BLOCKS:
-                ph.set_factor_blocks(mats[typ], "none")
-            x.set(0.0)
-            if args.pc_only:
-                ksp.setTolerances(max_it=2)
-            ksp.solve(b, x)  # warm-up
-            stage.pop()
-            info = factor_info(ksp.getPC(), ph) if factor else None
-            setups.append(dict(ksp=ksp, x=x, stage=stage, setup_s=setup_s, info=info))
-        samples = {k: {"pc_apply_s": [], "solve_s": [], "iterations": []} for k in range(len(variants))}
-        y = b.duplicate()
+        variants = plan(args, R, T, args.paired)
+        # per communicator: the generated matrix, its right-hand side, the aijhybrid copies
+        mats = {}
+
+        def make(g):
+            t0 = time.time()
+            A = matrices.create(name, rows, comm=g.comm)
+            m = {"aij": A, "b": matrices.rhs(A), "gen_s": time.time() - t0}
+            for typ, key, th in (("aijhybrid", "layout", T), ("aijhybrid1", "single", 1)):
+                if g is groups["layout"] and any(v[4] == key and v[3].startswith("aijhybrid") for v in variants):
+                    H = A.duplicate(copy=True)
+                    H.convert("aijhybrid")
+                    ph.set_num_threads(H, th)
+                    m[typ] = H
+            return m
+
+        for key in ("layout", "pair"):
+            if key in groups:
+                mats[key] = run_on(world, groups[key], lambda g=groups[key]: make(g))
+        mats["single"] = mats.get("layout")
+
+        def matrix_of(typ, key):
+            m = mats[key]
+            if typ.startswith("aijhybrid"):
+                return m["aijhybrid1" if key == "single" else "aijhybrid"]
+            return m["aij"]
+
+        setups = [None] * len(variants)
+        for k, (solve, order, colors, typ, key, pc_only) in enumerate(variants):
+            g = groups[key]
+
+            def setup(k=k, solve=solve, order=order, colors=colors, typ=typ, key=key, pc_only=pc_only, g=g):
+                ktype, one, many, factor = SOLVES[solve]
+                prefix = "v%d_" % k
+                pcopts = dict(one if g.ranks == 1 else many)
+                if factor:
+                    pcopts[("pc" if g.ranks == 1 else "sub_pc") + "_factor_mat_ordering_type"] = order
+                for key_, val in pcopts.items():
+                    opts.setValue(prefix + key_, val)
+                if colors:
+                    opts.setValue("mat_ordering_cmrcm_colors", colors)
+                else:
+                    opts.delValue("mat_ordering_cmrcm_colors")
+                A = matrix_of(typ, key)
+                b = mats[key]["b"]
+                stage = PETSc.Log.Stage("%s_%s%s_%s" % (solve, order, colors or "", typ))
+                ksp = PETSc.KSP().create(comm=A.getComm())
+                ksp.setOptionsPrefix(prefix)
+                ksp.setOperators(A)
+                ksp.setType(ktype)
+                ksp.setTolerances(rtol=1e-8, max_it=args.max_it)
+                ksp.setFromOptions()
+                x = b.duplicate()
+                if solve in BLOCKS:  # read when the factor is made (the matrix's setting)
+                    ph.set_factor_blocks(A, "thread")
+                stage.push()
+                t0 = MPI.Wtime()
+                ksp.setUp()
+                ksp.getPC().setUpOnBlocks()
+                setup_s = MPI.Wtime() - t0
+                if solve in BLOCKS:
+                    ph.set_factor_blocks(A, "none")
+                x.set(0.0)
+                if pc_only:
+                    ksp.setTolerances(max_it=2)
+                ksp.solve(b, x)  # warm-up (the measured choice of the triangular solves decides during it)
+                stage.pop()
+                return dict(ksp=ksp, x=x, b=b, y=b.duplicate(), stage=stage, setup_s=setup_s, factor=factor)
+
+            setups[k] = run_on(world, g, setup)
+        samples = {k: {"pc_apply_s": [], "solve_s": [], "iterations": [], "reasons": [], "choice": [], "decision": []} for k in range(len(variants))}
         for rnd in range(args.inner_rounds):
             order_k = list(range(len(variants)))
             order_k = order_k[rnd % len(order_k):] + order_k[:rnd % len(order_k)]
             if rnd % 2:
                 order_k.reverse()
             for k in order_k:
-                s = setups[k]
-                pc = s["ksp"].getPC()
-                s["stage"].push()
-                comm.Barrier()
-                t0 = MPI.Wtime()
-                pc.apply(b, y)
-                one_s = comm.allreduce(MPI.Wtime() - t0, op=MPI.MAX)
-                nb = max(1, min(200, int(args.batch_seconds / max(one_s, 1e-6))))
-                comm.Barrier()
-                t0 = MPI.Wtime()
-                for _ in range(nb):
-                    pc.apply(b, y)
-                comm.Barrier()
-                samples[k]["pc_apply_s"].append((MPI.Wtime() - t0) / nb)
-                if not args.pc_only:
-                    s["x"].set(0.0)
+                g = groups[variants[k][4]]
+
+                def sample(k=k, g=g):
+                    s, comm = setups[k], g.comm
+                    pc = s["ksp"].getPC()
+                    before = choice(factor_info(pc, ph)) if s["factor"] else None
+                    s["stage"].push()
                     comm.Barrier()
                     t0 = MPI.Wtime()
-                    s["ksp"].solve(b, s["x"])
+                    pc.apply(s["b"], s["y"])
+                    one_s = comm.allreduce(MPI.Wtime() - t0, op=MPI.MAX)
+                    nb = max(1, min(200, int(args.batch_seconds / max(one_s, 1e-6))))
                     comm.Barrier()
-                    samples[k]["solve_s"].append(MPI.Wtime() - t0)
-                    samples[k]["iterations"].append(s["ksp"].getIterationNumber())
-                s["stage"].pop()
-        for k, (solve, order, colors, typ) in enumerate(variants):
-            s = setups[k]
-            ev = {}
-            for e in EVENTS:
-                try:
-                    pi = PETSc.Log.Event(e).getPerfInfo(s["stage"].id)
-                except Exception:  # event not registered in this PETSc
-                    continue
-                ev[e] = {"time": comm.allreduce(pi["time"], op=MPI.MAX), "count": comm.allreduce(pi["count"], op=MPI.MAX)}
-            reason = int(s["ksp"].getConvergedReason())
-            records.append(dict(
-                matrix=name, rows=A.getSize()[0], nnz=int(A.getInfo(PETSc.Mat.InfoType.GLOBAL_SUM)["nz_used"]), layout=args.layout,
-                solve=solve, ordering=order, colors=int(colors) if colors else None, type=typ, generation_s=gen_s,
-                setup_s=comm.allreduce(s["setup_s"], op=MPI.MAX), pc_apply_s=statistics.median(samples[k]["pc_apply_s"]),
-                solve_s=statistics.median(samples[k]["solve_s"]) if samples[k]["solve_s"] else None,
-                iterations=samples[k]["iterations"][-1] if samples[k]["iterations"] else None, reason=reason,
-                samples=samples[k], events=ev, factor=s["info"]))
-        for s in setups:
-            s["ksp"].destroy()
-            s["x"].destroy()
-        for m in mats.values():
-            m.destroy()
-        b.destroy()
-        y.destroy()
-    if comm.Get_rank() == 0:
+                    t0 = MPI.Wtime()
+                    for _ in range(nb):
+                        pc.apply(s["b"], s["y"])
+                    comm.Barrier()
+                    samples[k]["pc_apply_s"].append((MPI.Wtime() - t0) / nb)
+                    if not variants[k][5]:
+                        s["x"].set(0.0)
+                        comm.Barrier()
+                        t0 = MPI.Wtime()
+                        s["ksp"].solve(s["b"], s["x"])
+                        comm.Barrier()
+                        samples[k]["solve_s"].append(MPI.Wtime() - t0)
+                        samples[k]["iterations"].append(s["ksp"].getIterationNumber())
+                        samples[k]["reasons"].append(int(s["ksp"].getConvergedReason()))
+                    s["stage"].pop()
+                    info = factor_info(pc, ph) if s["factor"] else None
+                    after = choice(info)
+                    # the choice of this sample on every rank of the group (a bjacobi block per rank)
+                    samples[k]["choice"].append(comm.allgather(before if before == after else "changed"))
+                    samples[k]["decision"].append({key_: info.get(key_) for key_ in ("decided", "time_threaded", "time_serial")} if info else None)
+
+                run_on(world, g, sample)
+        for k, (solve, order, colors, typ, key, pc_only) in enumerate(variants):
+            g = groups[key]
+
+            def finish(k=k, solve=solve, order=order, colors=colors, typ=typ, key=key, pc_only=pc_only, g=g):
+                s, comm = setups[k], g.comm
+                ev = {}
+                for e in EVENTS:
+                    try:
+                        pi = PETSc.Log.Event(e).getPerfInfo(s["stage"].id)
+                    except Exception:  # event not registered in this PETSc
+                        continue
+                    ev[e] = {"time": comm.allreduce(pi["time"], op=MPI.MAX), "count": comm.allreduce(pi["count"], op=MPI.MAX)}
+                info = factor_info(s["ksp"].getPC(), ph) if s["factor"] else None
+                A = matrix_of(typ, key)
+                sm = samples[k]
+                rec = dict(
+                    matrix=name, rows=A.getSize()[0], nnz=int(A.getInfo(PETSc.Mat.InfoType.GLOBAL_SUM)["nz_used"]), layout=g.layout, job=args.layout,
+                    same_job=key != "layout", pc_only=pc_only, solve=solve, ordering=order, colors=int(colors) if colors else None, type=typ,
+                    generation_s=mats[key]["gen_s"], setup_s=comm.allreduce(s["setup_s"], op=MPI.MAX), pc_apply_s=statistics.median(sm["pc_apply_s"]),
+                    solve_s=statistics.median(sm["solve_s"]) if sm["solve_s"] else None, iterations=sm["iterations"][-1] if sm["iterations"] else None,
+                    reason=sm["reasons"][-1] if sm["reasons"] else int(s["ksp"].getConvergedReason()), samples=sm, events=ev,
+                    factor={k_: v_ for k_, v_ in info.items() if k_ not in ("in_use", "decided", "time_threaded", "time_serial")} if info else None)
+                for o in (s["ksp"], s["x"], s["y"]):
+                    o.destroy()
+                return rec
+
+            rec = run_on(world, g, finish)
+            if world.Get_rank() == 0:
+                records.append(rec)
+        for key in ("layout", "pair"):
+            m = mats.get(key)
+            if m:
+                for k_, o in m.items():
+                    if k_ != "gen_s":
+                        o.destroy()
+    if world.Get_rank() == 0:
         sys.stdout.write("@@PRECOND " + json.dumps(records) + "\n")
         sys.stdout.flush()
 
@@ -236,13 +332,24 @@ def measure(args):
 # ------------------------------------------------------------------------------------ launcher
 
 
-def run_job(args, layout):
+def paired(args, layout):
+    """Whether a layout's jobs are paired (same-job baselines; see measure): a threaded layout, not
+    oversubscribed, unless --no-pair."""
+    return not args.no_pair and not args.oversubscribe and int(layout.split("x")[1]) > 1
+
+
+def run_job(args, layout, rnd):
+    """One job; (its records, None) or ([], a failure: layout, round, detail)."""
     from aijhybrid_bench import layout as L
 
-    argv, env = L.launch(layout, binding="none" if args.oversubscribe else "pe", oversubscribe=args.oversubscribe)
+    R, T = (int(v) for v in layout.split("x"))
+    pair = paired(args, layout)
+    # a paired job: one rank per core, unbound (each binds itself)
+    argv, env = L.launch("%dx1" % (R * T) if pair else layout, binding="none" if args.oversubscribe or pair else "pe", oversubscribe=args.oversubscribe)
     cmd = argv + [sys.executable, os.path.abspath(__file__), "--worker", "--layout", layout, "--matrices", args.matrices,
                   "--rows", str(args.rows), "--solves", args.solves, "--orderings", args.orderings, "--colors", args.colors,
-                  "--inner-rounds", str(args.inner_rounds), "--batch-seconds", str(args.batch_seconds), "--max-it", str(args.max_it)] + (["--pc-only"] if args.pc_only else [])
+                  "--inner-rounds", str(args.inner_rounds), "--batch-seconds", str(args.batch_seconds), "--max-it", str(args.max_it)]
+    cmd += (["--pc-only"] if args.pc_only else []) + (["--paired"] if pair else [])
     full_env = dict(os.environ, **env)
     full_env["PYTHONPATH"] = os.pathsep.join([os.path.join(REPO, "python")] + ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else []))
     before = loadavg()
@@ -250,32 +357,60 @@ def run_job(args, layout):
     p = subprocess.run(cmd, env=full_env, capture_output=True, text=True)
     line = [l for l in p.stdout.splitlines() if l.startswith("@@PRECOND ")]
     if p.returncode or not line:
-        raise SystemExit("job %s failed (%d):\n%s\n%s" % (layout, p.returncode, p.stdout[-3000:], p.stderr[-3000:]))
+        detail = "exit %d:\n%s\n%s" % (p.returncode, p.stdout[-3000:], p.stderr[-3000:])
+        print("job %s FAILED (%s)" % (layout, detail), file=sys.stderr, flush=True)
+        return [], {"layout": layout, "round": rnd, "detail": "exit %d; %s" % (p.returncode, (p.stderr.strip().splitlines() or ["no output"])[-1][:300])}
     recs = json.loads(line[-1][len("@@PRECOND "):])
     for r in recs:
-        r.update(load_before=before, load_after=loadavg(), job_s=round(time.time() - t0, 1))
-    return recs
+        r.update(load_before=before, load_after=loadavg(), job_s=round(time.time() - t0, 1), round=rnd)
+    return recs, None
 
 
 def key(r):
-    return (r["matrix"], r["solve"], r["ordering"], r["colors"], r["type"], r["layout"])
+    return (r["matrix"], r["solve"], r["ordering"], r["colors"], r["type"], r["layout"], r.get("job") or r["layout"])
 
 
 def combine(all_recs):
-    """Medians over the layout rounds of every (matrix, solve, ordering, colors, type, layout)."""
+    """Every (matrix, solve, ordering, colors, type, layout, job layout) over the layout rounds: the
+    medians over all its samples (each a round of a job), and, where the factor's triangular solves
+    were chosen by measurement, the choice of each sample: factor_choice is the one they all ran
+    with, or "mixed", in which case by_choice gives each choice its own samples and medians (a time
+    is never shown beside a choice of another round)."""
+    import copy
+
     groups = {}
     for r in all_recs:
         groups.setdefault(key(r), []).append(r)
     out = []
     for k, rs in sorted(groups.items(), key=lambda kv: tuple(str(v) for v in kv[0])):
-        r = dict(rs[0])
-        for f in ("pc_apply_s", "solve_s", "setup_s"):
-            vals = [x[f] for x in rs if x[f] is not None]
-            r[f] = statistics.median(vals) if vals else None
+        r = copy.deepcopy(rs[0])
+        pooled = []  # (pc_apply_s, solve_s, choice, job round, inner round)
+        for x in rs:
+            sm = x["samples"]
+            for i, pa in enumerate(sm["pc_apply_s"]):
+                ch = sm.get("choice", [])[i] if i < len(sm.get("choice", [])) else None
+                ch = None if not ch or all(c is None for c in ch) else ch[0] if len(set(ch)) == 1 else "differs between ranks"
+                pooled.append((pa, sm["solve_s"][i] if i < len(sm["solve_s"]) else None, ch, x.get("round"), i))
+        r["pc_apply_s"] = statistics.median(p[0] for p in pooled)
+        ss = [p[1] for p in pooled if p[1] is not None]
+        r["solve_s"] = statistics.median(ss) if ss else None
+        su = [x["setup_s"] for x in rs if x["setup_s"] is not None]
+        r["setup_s"] = statistics.median(su) if su else None
         r["rounds"] = len(rs)
+        r["samples_pooled"] = len(pooled)
         r["iterations_all"] = [x["iterations"] for x in rs]
+        r["reasons_all"] = [x["samples"].get("reasons") or [x["reason"]] for x in rs]
         for e in r["events"]:
             r["events"][e]["time"] = statistics.median(x["events"].get(e, {"time": 0.0})["time"] for x in rs)
+        chosen = sorted({p[2] for p in pooled if p[2] is not None})
+        r["factor_choice"] = None if not chosen else chosen[0] if len(chosen) == 1 and all(p[2] is not None for p in pooled) else "mixed"
+        if chosen:
+            r["by_choice"] = []
+            for c in sorted({str(p[2]) for p in pooled}):
+                ps = [p for p in pooled if str(p[2]) == c]
+                sv = [p[1] for p in ps if p[1] is not None]
+                r["by_choice"].append({"choice": c, "samples": len(ps), "rounds": [[p[3], p[4]] for p in ps], "pc_apply_s": statistics.median(p[0] for p in ps),
+                                       "solve_s": statistics.median(sv) if sv else None})
         out.append(r)
     return out
 
@@ -288,29 +423,39 @@ def find(recs, **kw):
 
 
 def targets(recs):
-    """The issue's targets on these records: list of (text, value, met)."""
+    """The issue's targets on these records: list of (text, value, met). Each compares measurements
+    of the same jobs (a paired 1x2 job measures aijhybrid at 1x1 and aij at 2x1 beside its own
+    variants); a ratio of two layouts' own jobs is shown as indicative (met None), never as met."""
     res = []
+
+    def pick(mat, solve, order, typ, layout, job):
+        """(record, same job) of the same job as job if there is one, else of its own layout's jobs"""
+        r = find(recs, matrix=mat, solve=solve, ordering=order, type=typ, layout=layout, job=job)
+        return (r, True) if r else (find(recs, matrix=mat, solve=solve, ordering=order, type=typ.split("@")[0], layout=layout, job=layout), False)
+
     for mat in sorted({r["matrix"] for r in recs}):
         for solve, pcname in (("gmres_ilu0", "ILU(0)"), ("cg_icc0", "ICC(0)")):
             for order, need in (("cmrcm", 1.5), ("natural", 1.3)):
-                a = find(recs, matrix=mat, solve=solve, ordering=order, type="aijhybrid", layout="1x1")
+                a, sj = pick(mat, solve, order, "aijhybrid@1x1", "1x1", "1x2")
                 b = find(recs, matrix=mat, solve=solve, ordering=order, type="aijhybrid", layout="1x2")
                 if a and b:
                     v = a["pc_apply_s"] / b["pc_apply_s"]
-                    res.append(("%s %s PCApply 1x2 vs 1x1, %s (>= %.1fx)" % (mat, pcname, order, need), "%.2fx" % v, v >= need))
+                    res.append(("%s %s PCApply 1x2 vs 1x1, %s (>= %.1fx)%s" % (mat, pcname, order, need, "" if sj else ", other jobs: not judged"), "%.2fx" % v, (v >= need) if sj else None))
         for solve, text in (("gmres_ilu0", "GMRES+bjacobi/ILU(0)"), ("cg_ssor", "CG+SSOR")):
-            a = find(recs, matrix=mat, solve=solve, ordering="natural", type="aij", layout="2x1")
+            a, sj = pick(mat, solve, "natural", "aij@2x1", "2x1", "1x2")
             b = find(recs, matrix=mat, solve=solve, ordering="natural", type="aijhybrid", layout="1x2")
             if a and b and a["solve_s"] and b["solve_s"]:
                 v = a["solve_s"] / b["solve_s"]
-                res.append(("%s %s solve 1x2 aijhybrid vs 2x1 aij (>= 1x, iterations <=)" % (mat, text), "%.2fx, its %d vs %d" % (v, b["iterations"], a["iterations"]), v >= 1.0 and b["iterations"] <= a["iterations"]))
-        # issue 27: GMRES + ILU(0) setup + solve at 1x2 (thread blocks) >= 1.0x aij 2x1 bjacobi/ILU(0), the same preconditioner
+                res.append(("%s %s solve 1x2 aijhybrid vs 2x1 aij (>= 1x, iterations <=)%s" % (mat, text, "" if sj else ", other jobs: not judged"),
+                            "%.2fx, its %d vs %d" % (v, b["iterations"], a["iterations"]), (v >= 1.0 and b["iterations"] <= a["iterations"]) if sj else None))
+        # issue 27: GMRES + ILU(0) setup + solve at 1x2 with thread blocks (an option, labelled so) >= 1.0x aij 2x1 bjacobi/ILU(0), the same preconditioner
         for solve, base, text in (("gmres_ilu0_blocks", "gmres_ilu0", "GMRES+ILU(0)"), ("cg_icc0_blocks", "cg_icc0", "CG+ICC(0)")):
-            a = find(recs, matrix=mat, solve=base, ordering="natural", type="aij", layout="2x1")
+            a, sj = pick(mat, base, "natural", "aij@2x1", "2x1", "1x2")
             b = find(recs, matrix=mat, solve=solve, ordering="natural", type="aijhybrid", layout="1x2")
             if a and b and a["solve_s"] and b["solve_s"]:
                 v = (a["setup_s"] + a["solve_s"]) / (b["setup_s"] + b["solve_s"])
-                res.append(("%s %s thread blocks setup + solve 1x2 vs 2x1 aij bjacobi (>= 1x, iterations equal)" % (mat, text), "%.2fx, its %d vs %d" % (v, b["iterations"], a["iterations"]), v >= 1.0 and b["iterations"] == a["iterations"]))
+                res.append(("%s %s setup + solve 1x2 with -mat_aijhybrid_factor_blocks thread vs 2x1 aij bjacobi (>= 1x, iterations equal)%s" % (mat, text, "" if sj else ", other jobs: not judged"),
+                            "%.2fx, its %d vs %d" % (v, b["iterations"], a["iterations"]), (v >= 1.0 and b["iterations"] == a["iterations"]) if sj else None))
         for r in recs:
             if r["matrix"] == mat and r["type"] == "aijhybrid" and r["layout"] == "1x2" and r["solve"] in ("gmres_ilu0", "cg_icc0"):
                 lv = r["events"].get("AIJHybLevels", {}).get("time", 0.0)
@@ -321,21 +466,35 @@ def targets(recs):
     return res
 
 
+def choice_text(r):
+    """The triangular solves a record ran with: one choice, or each choice with its samples and medians."""
+    if not r.get("by_choice"):
+        return "-"
+    if r.get("factor_choice") != "mixed":
+        return r["factor_choice"]
+    n = sum(c["samples"] for c in r["by_choice"])
+    return "mixed: " + "; ".join("%s %d/%d (PCApply %.3f ms%s)" % (c["choice"], c["samples"], n, 1e3 * c["pc_apply_s"], ", solve %.3f s" % c["solve_s"] if c["solve_s"] is not None else "")
+                                 for c in r["by_choice"])
+
+
 def table(recs):
-    lines = ["| matrix | solve | ordering | layout | type | PCApply ms | solve s | its | levels (fwd/bwd) | setup s |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines = ["| matrix | solve | ordering | layout | type | PCApply ms | solve s | its | levels (fwd/bwd) | triangular solves | setup s |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in recs:
         f = r.get("factor") or {}
         lv = "%d/%d" % (f["levels_lower"], f["levels_upper"]) if f.get("threaded") else ("serial" if f else "")
         order = r["ordering"] + ("(%d)" % r["colors"] if r["colors"] else "")
         solve = "%.3f" % r["solve_s"] if r["solve_s"] is not None else "-"
         its = "%d" % r["iterations"] if r["iterations"] is not None else "-"
-        lines.append("| %s | %s | %s | %s | %s | %.3f | %s | %s | %s | %.3f |" % (r["matrix"], r["solve"], order, r["layout"], r["type"], 1e3 * r["pc_apply_s"], solve, its, lv, r["setup_s"]))
+        lay = r["layout"] + (" (%s job)" % r["job"] if r.get("job") and r["job"] != r["layout"] else "")
+        lines.append("| %s | %s | %s | %s | %s | %.3f | %s | %s | %s | %s | %.3f |" % (r["matrix"], r["solve"], order, lay, r["type"], 1e3 * r["pc_apply_s"], solve, its, lv, choice_text(r), r["setup_s"]))
     return "\n".join(lines)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--paired", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--layout", help=argparse.SUPPRESS)
     ap.add_argument("--matrices", default="poisson7,extruded", help="name[:rows],... (aijhybrid_bench.matrices)")
     ap.add_argument("--rows", type=int, default=500000)
@@ -348,31 +507,44 @@ def main():
     ap.add_argument("--batch-seconds", type=float, default=0.3)
     ap.add_argument("--max-it", type=int, default=2000)
     ap.add_argument("--pc-only", action="store_true", help="PCApply only: no timed whole solves (the warm-up solve stops after 2 iterations)")
+    ap.add_argument("--no-pair", action="store_true", help="threaded layouts without their same-job baselines (their targets are then not judged)")
     ap.add_argument("--oversubscribe", action="store_true")
     ap.add_argument("--out", default=os.path.join(REPO, "build", "bench", "precond.json"))
     args = ap.parse_args()
     if args.worker:
         measure(args)
-        return
+        return 0
+    sys.path.insert(0, os.path.join(REPO, "python"))
+    from aijhybrid_bench import checks
+
     layouts = args.layouts.split(",")
-    all_recs = []
+    all_recs, failures = [], []
     for rnd in range(args.rounds):
         order = layouts[rnd % len(layouts):] + layouts[:rnd % len(layouts)]
         for lay in order:
-            print("round %d layout %s (load %s)" % (rnd + 1, lay, loadavg()), flush=True)
-            all_recs += run_job(args, lay)
+            print("round %d layout %s%s (load %s)" % (rnd + 1, lay, " with its same-job baselines" if paired(args, lay) else "", loadavg()), flush=True)
+            recs, failure = run_job(args, lay, rnd)
+            all_recs += recs
+            if failure:
+                failures.append(failure)
     recs = combine(all_recs)
     tg = targets(recs)
+    doc = {"date": time.strftime("%Y-%m-%d %H:%M:%S"), "args": vars(args), "records": recs, "samples": all_recs, "failures": failures,
+           "targets": [{"target": t, "value": v, "met": m} for t, v, m in tg]}
+    doc["problems"] = checks.precond_problems(doc)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as fh:
-        json.dump({"date": time.strftime("%Y-%m-%d %H:%M:%S"), "args": vars(args), "records": recs, "samples": all_recs,
-                   "targets": [{"target": t, "value": v, "met": m} for t, v, m in tg]}, fh, indent=1)
+        json.dump(doc, fh, indent=1)
     print(table(recs))
     print()
     for t, v, m in tg:
-        print("%-95s %s  %s" % (t, v, "met" if m else "MISS"))
+        print("%-95s %s  %s" % (t, v, "shown" if m is None else "met" if m else "MISS"))
     print("record: %s" % args.out)
+    if doc["problems"]:
+        print("precond: FAILED: %d problem(s) (the record lists them under \"problems\"):\n  %s" % (len(doc["problems"]), "\n  ".join(checks.text(doc["problems"]))), file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

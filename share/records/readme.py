@@ -29,6 +29,8 @@ sys.path.insert(0, str(HERE))
 import record  # noqa: E402
 
 ROOT = record.ROOT
+sys.path.insert(0, str(ROOT / "python"))
+from aijhybrid_bench import checks, report  # noqa: E402  (pure: what makes a benchmark record fail, the choices in words)
 OPEN = re.compile(r"^<!-- record:([\w.-]+) -->$", re.M)
 NONE = "_No record of this revision's code yet: `make records` makes it (see docs/testing.md, \"Records and CI\")._"
 
@@ -44,6 +46,8 @@ class Ctx:
         self.strict = strict  # False: show any record (previews of trials; never for the README)
         self.ids = {s: record.code_id(s) for s in record.SCOPES}
         self._docs = {}
+        self.refused = {}  # record name -> why it may not be quoted at all (aijhybrid_bench.checks.refusals)
+        self.touched = set()  # the records the block being rendered asked for
 
     def doc(self, name):
         """(record, None) if it may be quoted, else (None, reason)"""
@@ -54,8 +58,22 @@ class Ctx:
             p = record.problems(d, self.ids)
             if not self.strict and d is not None and d.get("meta"):
                 p = []
+            refused = checks.refusals(d) if name.startswith("bench-") else []
+            if refused:  # a failed run is never quoted, current or not
+                self.refused[name] = refused
+                p = p + ["it reports failures"]
             self._docs[name] = (d, None) if not p else (None, "; ".join(p))
+        self.touched.add(name)
         return self._docs[name]
+
+
+def refusal(ctx, names):
+    """The text of a block whose records are refused: each record named with its failures."""
+    lines = ["**Refused: the record%s %s report%s failures, so no figure of %s is quoted** (`make records` after fixing them):" % (
+        "s" if len(names) > 1 else "", ", ".join("`%s`" % n for n in names), "" if len(names) > 1 else "s", "them" if len(names) > 1 else "it"), ""]
+    for n in names:
+        lines += ["- `%s`: %s" % (n, w) for w in ctx.refused[n]]
+    return "\n".join(lines)
 
 
 def provenance(d, path):
@@ -176,20 +194,15 @@ def render_precond(ctx):
     import precond  # noqa: E402  (its table, so the README shows what the script prints)
 
     lines = [provenance(d, "share/results/bench/precond.json"), "", precond.table(d["records"])]
-    # the levels column shows the factor's schedule; which solve the measured choice kept is in factor.in_use
-    chosen = []
-    for r in d["records"]:
-        f = r.get("factor") or {}
-        if f.get("threaded") and f.get("decided"):
-            chosen.append(
-                "%s %s %s %s: %s (threaded %.1f ms, serial %.1f ms)"
-                % (r["matrix"], r["solve"], r["ordering"], r["layout"], "threaded" if f.get("in_use") else "PETSc's serial solve", 1e3 * (f.get("time_threaded") or 0), 1e3 * (f.get("time_serial") or 0))
-            )
+    # the measured choice of the triangular solves, per record: the rounds of each choice with their own medians
+    chosen = ["%s %s %s %s: %s" % (r["matrix"], r["solve"], r["ordering"], r["layout"], precond.choice_text(r)) for r in d["records"] if r.get("by_choice")]
     if chosen:
-        lines += ["", "Triangular solves kept by the measured choice (`-mat_aijhybrid_factor_solve auto`; medians of its timed solves):", ""] + ["- " + c for c in chosen]
+        lines += ["", "Triangular solves kept by the measured choice (`-mat_aijhybrid_factor_solve auto`) in the timed rounds; "
+                  "where the rounds differ, each choice with its own rounds and medians:", ""] + ["- " + c for c in chosen]
     ts = d.get("targets") or []
     if ts:
-        lines += ["", "Targets evaluated on this record:", ""] + ["- %s: %s %s" % ("met" if t["met"] else "**missed**", t["target"], t["value"]) for t in ts]
+        verdict = lambda t: "shown, not judged" if t["met"] is None else "met" if t["met"] else "**missed**"  # noqa: E731
+        lines += ["", "Targets evaluated on this record (each against measurements of the same jobs):", ""] + ["- %s: %s %s" % (verdict(t), t["target"], t["value"]) for t in ts]
     return "\n".join(lines)
 
 
@@ -207,7 +220,14 @@ def _ms(r):
 
 
 def _ratio(r):
-    return "%.2fx" % r["ratio_vs_baseline"] if r.get("ratio_vs_baseline") else "-"
+    """the ratio against the baseline; '~' when the baseline was measured in other jobs (indicative)"""
+    return "%.2fx%s" % (r["ratio_vs_baseline"], "~" if r.get("baseline_same_job") is False else "") if r.get("ratio_vs_baseline") else "-"
+
+
+def _variant(r):
+    """the variant, with the choices the plugin made during its batches (each with its own median when several)"""
+    c = report.choices_text(r)
+    return "%s (%s)" % (r["variant"], c) if c else r["variant"]
 
 
 def _pct(v):
@@ -238,17 +258,21 @@ def bench_table(d, best=False):
         first = True
         for lay in lays:
             rs = [r for r in res if r["matrix_key"] == mk and r["layout"] == lay]
-            if best:
+            names = {}
+            if best:  # the default configuration, and the best aijhybrid variant labelled as such
                 keep = [r for r in rs if "aijhybrid" not in r["type"]]  # (full: the baseline is aij)
                 hyb = [r for r in rs if "aijhybrid" in r["type"]]
-                if hyb:
-                    keep.append(min(hyb, key=lambda r: r["mult_s"]))
+                keep += [r for r in hyb if r.get("default")]
+                if len(hyb) > 1:
+                    top = min(hyb, key=lambda r: r["mult_s"])
+                    names[id(top)] = "best of %d aijhybrid variants: %s" % (len(hyb), _variant(top))
+                    keep += [] if top in keep else [top]
                 rs = keep
             for r in rs:
                 label = "%s %s" % (r["matrix_label"], _rows(r["rows"])) if first else ""
                 first = False
                 lines.append("| %s | %s | %s | %s | %s | %.2f | %s | %s | %s | %s |" % (
-                    label, lay, r["variant"], _ms(r), _ratio(r), r.get("gflops") or 0, _pct(r.get("stream_fraction")),
+                    label, lay, names.get(id(r)) or _variant(r), _ms(r), _ratio(r), r.get("gflops") or 0, _pct(r.get("stream_fraction")),
                     _n(r.get("imbalance_measured"), "%.2f"), _n(r.get("cg_iterations")), _n(r.get("solve_s"), "%.2f")))
     return "\n".join(lines)
 
@@ -301,7 +325,10 @@ def bench_targets(d):
     ts = d.get("targets") or []
     if not ts:
         return ""
-    return "\n".join(["", "", "Targets evaluated on this record:", ""] + ["- %s: %s %s %s: %.2f (needs %.2f), %s" % ("met" if t["met"] else "**missed**", t["target"], t["matrix"], t["layout"], t["value"], t["required"], t["detail"]) for t in ts])
+    verdict = lambda t: "shown, not judged" if t["met"] is None else "met" if t["met"] else "**missed**"  # noqa: E731
+    return "\n".join(["", "", "Targets evaluated on this record (of the default configuration against aij of the same jobs; "
+                       "\"shown\": indicative, not a target):", ""]
+                      + ["- %s: %s %s %s: %.2f (needs %.2f), %s" % (verdict(t), t["target"], t["matrix"], t["layout"], t["value"], t["required"], t["detail"]) for t in ts])
 
 
 def bench_block(config, kind):
@@ -312,6 +339,7 @@ def bench_block(config, kind):
         body = {"table": lambda: bench_table(d), "best": lambda: bench_table(d, best=True), "ratios": lambda: bench_ratios(d), "exchange": lambda: bench_exchange(d)}[kind]()
         stream = ", ".join("%s %.1f GB/s" % (k, v["triad_GBps"]) for k, v in (d.get("stream") or {}).items() if isinstance(v, dict) and v.get("triad_GBps"))
         head = provenance(d, "share/results/bench/%s.json" % config) + (" STREAM triad per layout: %s." % stream if stream else "")
+        head += " Ratios against aij of the same jobs (`aij@2x1`: measured in the 1x2 jobs); `~`: against aij of other jobs, indicative."
         return head + "\n\n" + body + bench_targets(d)
 
     return render
@@ -409,13 +437,21 @@ def blocks(text):
     return out
 
 
+def render_block(name, ctx):
+    """One block: what its renderer gives, or, when a record it asked for is refused, the refusal."""
+    ctx.touched = set()
+    body = RENDERERS[name](ctx)
+    bad = sorted(ctx.touched & set(ctx.refused))
+    return refusal(ctx, bad) if bad else body
+
+
 def render(text, ctx=None):
     ctx = ctx or Ctx()
     out, pos = [], 0
     for name, a, b in blocks(text):
         if name not in RENDERERS:
             raise ValueError("unknown block %s (known: %s)" % (name, ", ".join(RENDERERS)))
-        out += [text[pos:a], "\n", RENDERERS[name](ctx), "\n"]
+        out += [text[pos:a], "\n", render_block(name, ctx), "\n"]
         pos = b
     out.append(text[pos:])
     return "".join(out)
@@ -489,8 +525,15 @@ def main():
     ap.add_argument("--any", action="store_true", help="with --print: show the records whatever their provenance (a preview)")
     args = ap.parse_args()
     ctx = Ctx(args.results, strict=not (args.any and args.print))
+    rc = _main(args, ctx)
+    for name, why in sorted(ctx.refused.items()):  # loudly: a failed run is an error, not a missing figure
+        print("readme: REFUSED record %s (it reports failures):\n  %s" % (name, "\n  ".join(why)), file=sys.stderr)
+    return 1 if ctx.refused else rc
+
+
+def _main(args, ctx):
     if args.print:
-        print(RENDERERS[args.print](ctx))
+        print(render_block(args.print, ctx))
         return 0
     paths = [Path(p) for p in ((args.write if args.write is not None else args.check) or documents())]
     if args.write is not None:
