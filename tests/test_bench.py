@@ -591,3 +591,17 @@ def test_precond_targets_judge_the_same_job():
     assert len(ts) == 1 and ts[0][2] is True and ts[0][1].startswith("1.20x"), ts
     ts = [t for t in P.targets([hyb, other]) if "CG+SSOR" in t[0]]
     assert len(ts) == 1 and ts[0][2] is None and "not judged" in ts[0][0], ts
+
+
+def test_same_job_ratio_is_the_median_of_the_jobs():
+    """model.ratios: where the baseline was measured in the same jobs, the ratio is the median of the
+    jobs' own ratios (a slow job slows both of its sides), not the ratio of pooled medians."""
+    model = bench_module("model")
+    a = _res("aij@2x1", "1x2", 2.0, paired_of="aij", run_as="2x1", job_medians_s=[1.0, 1.0, 4.0])
+    h = _res("aijhybrid", "1x2", 1.6, job_medians_s=[0.8, 0.9, 3.0])
+    model.ratios([a, h], "aij")
+    assert h["ratio_jobs"] == pytest.approx([1.25, 1.0 / 0.9, 4.0 / 3.0]) and h["ratio_vs_baseline"] == pytest.approx(1.25)
+    # jobs that did not all measure both: the pooled medians
+    h = _res("aijhybrid", "1x2", 1.6, job_medians_s=[0.8, 0.9])
+    model.ratios([a, h], "aij")
+    assert h["ratio_vs_baseline"] == pytest.approx(2.0 / 1.6) and "ratio_jobs" not in h

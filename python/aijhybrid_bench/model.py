@@ -50,7 +50,9 @@ def median(xs):
 def ratios(results, baseline="aij"):
     """Set r['ratio_vs_baseline'] = t(baseline, same matrix, layout cores x 1) / t(r) on every result;
     where the baseline has no such layout (a baseline that is itself threaded), its time in r's own
-    layout; None where neither was measured. Also r['baseline_layout'] and r['baseline_same_job']:
+    layout; None where neither was measured. Measured in the same jobs (each job's median of both),
+    the ratio is the median over the jobs of their own ratios (r['ratio_jobs']), so that a job
+    slower than the others slows both sides of its ratio. Also r['baseline_layout'] and r['baseline_same_job']:
     True when the baseline was measured in the same jobs as r (the same R x 1 layout, or, for an
     R x T layout, the paired baseline 'aij@RTx1' of its paired jobs), False when it comes from other
     jobs (R x T against the R*T x 1 layout's jobs)."""
@@ -59,9 +61,9 @@ def ratios(results, baseline="aij"):
         if not r.get("mult_s"):
             continue
         if r.get("paired_of") == baseline:
-            paired[(r["matrix_key"], r["layout"])] = (r["mult_s"], r.get("run_as"))
+            paired[(r["matrix_key"], r["layout"])] = (r["mult_s"], r.get("run_as"), r.get("job_medians_s"))
         elif r["variant"] == baseline:
-            same[(r["matrix_key"], r["layout"])] = (r["mult_s"], r["layout"])
+            same[(r["matrix_key"], r["layout"])] = (r["mult_s"], r["layout"], r.get("job_medians_s"))
             if r["threads"] == 1:
                 base[(r["matrix_key"], r["ranks"])] = (r["mult_s"], r["layout"])
     for r in results:
@@ -78,6 +80,11 @@ def ratios(results, baseline="aij"):
             r["ratio_vs_baseline"] = b[0] / r["mult_s"]
             r["baseline_layout"] = b[1]
             r["baseline_same_job"] = sj
+            bj, rj = b[2] if len(b) > 2 else None, r.get("job_medians_s")
+            if sj and bj and rj and len(bj) == len(rj) and all(bj) and all(rj):
+                # the same jobs measured both: the median of the jobs' own ratios (a slow job slows both)
+                r["ratio_vs_baseline"] = median([x / y for x, y in zip(bj, rj)])
+                r["ratio_jobs"] = [x / y for x, y in zip(bj, rj)]
         else:
             r["ratio_vs_baseline"] = None
             r["baseline_layout"] = None

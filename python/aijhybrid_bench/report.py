@@ -245,12 +245,10 @@ def _judged(target, matrix, layout, value, required, detail, same_job=True):
             "met": (value >= required) if same_job else None, "detail": detail}
 
 
-def _jobs_detail(r, base):
+def _jobs_detail(r):
     """The per-job ratios behind a same-job ratio (one per job that measured both)."""
-    a, b = base.get("job_medians_s") or [], r.get("job_medians_s") or []
-    if len(a) < 2 or len(a) != len(b):
-        return ""
-    return "; per job %s" % ", ".join("%.2f" % (x / y) for x, y in zip(a, b) if x and y)
+    rj = r.get("ratio_jobs") or []
+    return "; median of the jobs' %s" % ", ".join("%.2f" % x for x in rj) if len(rj) > 1 else ""
 
 
 def targets(results, baseline="aij"):
@@ -277,10 +275,9 @@ def targets(results, baseline="aij"):
             rs = [r for r in hyb if r["matrix_key"] == mk and r["layout"] == lay and r.get("ratio_vs_baseline")]
             d = next((r for r in rs if r.get("default")), None)
             if d:
-                base = next((b for b in ok if b["matrix_key"] == mk and b["layout"] == lay and (b.get("paired_of") == baseline if d["threads"] > 1 else b["variant"] == baseline)), None)
                 sj = bool(d.get("baseline_same_job"))
                 what = "aijhybrid %s vs %s %s%s" % (lay, baseline, d["baseline_layout"], ", same job" if sj else " of other jobs (not judged)")
-                out.append(_judged(what, mk, lay, d["ratio_vs_baseline"], 1.0, d["variant"] + (_jobs_detail(d, base) if base and sj else ""), sj))
+                out.append(_judged(what, mk, lay, d["ratio_vs_baseline"], 1.0, d["variant"] + _jobs_detail(d), sj))
             if len(rs) > 1:
                 best = max(rs, key=lambda r: r["ratio_vs_baseline"])
                 out.append(_judged("best of %d aijhybrid variants %s vs %s %s (shown, not a target)" % (len(rs), lay, baseline, best["baseline_layout"]), mk, lay,
