@@ -192,3 +192,22 @@ def test_no_record_in_the_tree_reports_a_failure():
         why = readme.checks.refusals(json.loads(p.read_text()))
         assert not why, "%s reports failures:\n%s" % (p, "\n".join(why))
 
+
+def test_harness_block_counts_every_test():
+    """The harness blocks give every test in its class, one line each, the thread-local SOR ones with
+    their reason, and the lines add up to the tests of the run (nothing left out of the total); a
+    class the renderer does not know is still counted, and a total that does not match is said."""
+    r = {"tests": 2459, "regressions": [], "classes": {"pass": 837, "type-name-only": 217, "exception": 12, "sor-thread-local": 35,
+                                                       "baseline-fail": 323, "skip": 935, "todo": 100}}
+    lines = readme.harness_classes(r).splitlines()
+    assert lines[0] == "- **0 regressions**" and lines[-1] == "- 2459 in all", lines
+    sor = [l for l in lines if "sor-thread-local" in l]
+    assert len(sor) == 1 and sor[0].startswith("- 35 sor-thread-local (") and "-mat_aijhybrid_sor_serial" in sor[0], sor
+    import re
+
+    counted = [int(re.match(r"- (?:\*\*)?(\d+)", l).group(1)) for l in lines[:-1]]
+    assert sum(counted) == 2459
+    r2 = dict(r, classes=dict(r["classes"], newclass=4), tests=2463)
+    assert "- 4 newclass" in readme.harness_classes(r2) and "2463 in all" in readme.harness_classes(r2)
+    r3 = dict(r, tests=2500)
+    assert "the classes count 2459 tests, the run 2500" in readme.harness_classes(r3)

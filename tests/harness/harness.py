@@ -682,6 +682,9 @@ def parse_args(argv):
 
 SOR_RERUN = 'plugin-sor-serial'
 SOR_CLASS = 'sor-thread-local'
+# every class of the summary, in the order it prints them (each test is in exactly one)
+CLASS_ORDER = ['pass', 'regression', 'type-name-only', SOR_CLASS, 'exception', 'baseline-fail', 'skip', 'todo']
+CLASS_NOTE = {SOR_CLASS: "(differ through aijhybrid's thread-local MatSOR, by design; pass with -mat_aijhybrid_sor_serial)"}
 
 
 def sor_rerun(h, args, tdir, fingerprint, rundirs, plugin_options, classes, summary):
@@ -901,6 +904,10 @@ def main(argv=None):
     exit_status = 0 if not regressions and not problems else 1
     summary['classes'] = {c: sorted(n for n, v in classes.items() if v == c)
                           for c in sorted(set(classes.values()))}
+    unclassified = sorted(set(summary['tests']) - set(classes)) if do_compare else []
+    if unclassified:  # every test compared is in a class: none left out of the counts
+        problems.append('%d test(s) in no class: %s' % (len(unclassified), ' '.join(unclassified[:20])))
+        exit_status = 1
     summary['regressions'] = sorted(regressions)
     summary['exit_status'] = exit_status
     summary['elapsed_s'] = round(time.time() - t_start, 1)
@@ -919,10 +926,11 @@ def main(argv=None):
     if classes:
         print('-' * 78)
         print('%-18s %6s' % ('class', 'tests'))
-        for c in ('pass', 'regression', 'type-name-only', SOR_CLASS, 'exception', 'baseline-fail', 'skip', 'todo'):
+        for c in CLASS_ORDER + sorted(set(classes.values()) - set(CLASS_ORDER)):
             k = sum(1 for v in classes.values() if v == c)
             if k or c in ('pass', 'regression'):
-                print('%-18s %6d' % (c, k))
+                print('%-18s %6d%s' % (c, k, ('  ' + CLASS_NOTE[c]) if k and c in CLASS_NOTE else ''))
+        print('%-18s %6d' % ('in all', len(classes)))
     if regressions:
         print('-' * 78)
         print('REGRESSIONS (passed in the baseline, not with aijhybrid):')
