@@ -383,7 +383,7 @@ def summary_table(d):
     cores = max(int(l.split("x")[0]) * int(l.split("x")[1]) for l in {r["layout"] for r in res})
     lays = ["%dx1" % cores, "%dx1" % cores, "1x%d" % cores]
     head = "aij %s | aijhybrid %s | aijhybrid %s" % tuple(lays)
-    lines = ["| %d cores | %s | 1x%d against aij %dx1 |" % (cores, head, cores, cores), "| --- | --- | --- | --- | --- |"]
+    lines = ["| %d cores | %s | 1x%d against aij %dx1 of the same jobs |" % (cores, head, cores, cores), "| --- | --- | --- | --- | --- |"]
 
     def mult(mk, variant, lay):
         return next((r for r in res if r["matrix_key"] == mk and r["variant"] == variant and r["layout"] == lay), None)
@@ -394,27 +394,30 @@ def summary_table(d):
         if a is None or t is None:
             continue
         label = "MatMult ms, %s %s" % (a["matrix_label"], _rows(a["rows"]))
-        lines.append("| %s | %s | %s | %s | %.2fx |" % (label, _ms(a), _ms(h) if h else "-", _ms(t), a["mult_s"] / t["mult_s"]))
+        lines.append("| %s | %s | %s | %s | %s |" % (label, _ms(a), _ms(h) if h else "-", _ms(t), _ratio(t)))
     solves = [x for x in (d.get("solves") or []) if x.get("status") == "ok"]
     methods = []
     for x in solves:
         if x["method"] not in methods:
             methods.append(x["method"])
 
-    def solve(method, typ, lay):
-        vec = "standard" if typ == "aij" else "hybrid"
-        return next((x for x in solves if x["method"] == method and x["type"] == typ and x["layout"] == lay and x.get("vectors", vec) == vec), None)
+    def solve(method, variant, lay):
+        vec = "standard" if variant.startswith("aij@") or variant == "aij" else "hybrid"
+        return next((x for x in solves if x["method"] == method and x["variant"] == variant and x["layout"] == lay and x.get("vectors", vec) == vec), None)
 
     for m in methods:
         a, h, t = solve(m, "aij", lays[0]), solve(m, "aijhybrid", lays[1]), solve(m, "aijhybrid", lays[2])
         if a is None or t is None:
             continue
+        same = solve(m, "aij@%s" % lays[0], lays[2])  # aij at R x 1 in the 1 x R jobs (paired)
+        ref, mark = (same, "") if same else (a, "~")
         for what, key in (("setup", "setup_s"), ("solve", "solve_s")):
             if what == "setup" and max(a[key], t[key]) < 0.05:  # no setup to speak of (Jacobi)
                 continue
             va, vt = a[key], t[key]
             lines.append("| %s %s s, %s (%d its) | %s | %s | %s | %s |" % (
-                m.replace("+", " + ").upper().replace("JACOBI", "Jacobi"), what, a["matrix"], a["iterations"], _sec(va), _sec(h[key]) if h else "-", _sec(vt), "%.2fx" % (va / vt) if vt else "-"))
+                m.replace("+", " + ").upper().replace("JACOBI", "Jacobi"), what, a["matrix"], a["iterations"], _sec(va), _sec(h[key]) if h else "-", _sec(vt),
+                "%.2fx%s" % (ref[key] / vt, mark) if vt else "-"))
     return "\n".join(lines)
 
 
@@ -424,6 +427,7 @@ def render_summary(ctx):
         return NONE
     stream = ", ".join("%s %.1f GB/s" % (k, v["triad_GBps"]) for k, v in (d.get("stream") or {}).items() if isinstance(v, dict) and v.get("triad_GBps"))
     head = provenance(d, "share/results/bench/%s.json" % RUN_CONFIG) + (" STREAM triad per layout: %s." % stream if stream else "")
+    head += " The last column: aij at R x 1 measured in the 1 x R jobs themselves; `~`: from the R x 1 jobs (indicative)."
     return head + "\n\n" + summary_table(d)
 
 
