@@ -605,3 +605,56 @@ def test_same_job_ratio_is_the_median_of_the_jobs():
     h = _res("aijhybrid", "1x2", 1.6, job_medians_s=[0.8, 0.9])
     model.ratios([a, h], "aij")
     assert h["ratio_vs_baseline"] == pytest.approx(2.0 / 1.6) and "ratio_jobs" not in h
+
+
+def test_choice_audit():
+    """report.choice_audit: the measured prefetch choice of each job against the fixed alternatives
+    of the same job: right (it ran with the faster one), wrong (with the slower one, the cost shown),
+    no real difference (the fixed ones within 10%), mixed (several values in one job: the batches
+    that measured, or ranks that differ); the targets judge the worst job's cost and the same
+    decision where the alternatives differ by more than 10%."""
+    report = bench_module("report")
+
+    def res(variant, options, jobs):
+        """jobs: [(median seconds, prefetch of every batch or None)]"""
+        return {"matrix_key": "m:1", "layout": "1x1", "variant": variant, "type": "aijhybrid", "mult_s": 1.0, "options": options + " -mat_aijhybrid_num_threads 1",
+                "jobs_detail": [{"median_s": t, "choices": None if pf is None else [{"choice": [{"prefetch": x} for x in (pf if isinstance(pf, list) else [pf])], "samples": 4, "mult_s": t}]}
+                                for t, pf in jobs]}
+
+    auto = res("aijhybrid", "", [(1.00, 0), (1.30, 512), (1.00, 0), (1.00, [0, 512])])
+    off = res("aijhybrid:noprefetch", "-mat_aijhybrid_prefetch 0", [(1.00, 0), (1.00, 0), (1.00, 0), (1.0, 0)])
+    on = res("aijhybrid:prefetch512", "-mat_aijhybrid_prefetch 512", [(1.20, 512), (1.25, 512), (1.05, 512), (1.3, 512)])
+    other = res("aijhybrid:rows", "-mat_aijhybrid_partition rows", [(1.0, 0)] * 4)  # not an alternative of the choice
+    rows, summary = report.choice_audit([auto, off, on, other])
+    assert [r["verdict"] for r in rows] == ["right", "wrong", "no real difference", "mixed"], rows
+    assert rows[1]["cost"] == pytest.approx(0.30) and rows[1]["better_fixed"] == 0.0 and rows[3]["ran_with"] == ["per rank 0/512"]
+    assert len(summary) == 1 and summary[0]["right"] == 1 and summary[0]["wrong"] == 1 and summary[0]["cost_max"] == pytest.approx(0.30)
+    assert summary[0]["decisive_jobs"] == 3 and summary[0]["same_decision"] is False
+    ts = report.choice_targets(summary)
+    assert [t["met"] for t in ts] == [False, False], ts
+    assert "wrong 1" in report.choice_audit_text(rows, summary)
+    # a measured choice always right and within 3%: both targets met
+    auto = res("aijhybrid", "", [(1.01, 0), (1.02, 0), (1.0, 0), (1.0, 0)])
+    _, summary = report.choice_audit([auto, off, on])
+    assert [t["met"] for t in report.choice_targets(summary)] == [True, True]
+    # batches that measured in a job: mixed, never counted as right
+    auto = res("aijhybrid", "", [(1.0, None)] * 4)
+    auto["jobs_detail"][0]["choices"] = [{"choice": [{"prefetch": None}], "samples": 2, "mult_s": 1.1}, {"choice": [{"prefetch": 0}], "samples": 8, "mult_s": 1.0}]
+    rows, _ = report.choice_audit([auto, off, on])
+    assert rows[0]["verdict"] == "mixed" and rows[0]["ran_with"] == [0, "measuring"]
+
+
+def test_precond_choice_audit():
+    """share/bench/precond.py choice_audit(): the measured choice of the triangular solves of each job
+    round against aijhybrid:threaded and aijhybrid:serial of the same round (PCApply medians)."""
+    P = _precond()
+
+    def job(rnd, typ, choice, t):
+        return dict(_precond_job(rnd, choice, t), type=typ)
+
+    recs = [job(0, "aijhybrid", "threaded", 1.0), job(0, "aijhybrid:threaded", "threaded", 1.0), job(0, "aijhybrid:serial", "serial", 2.0),
+            job(1, "aijhybrid", "serial", 2.0), job(1, "aijhybrid:threaded", "threaded", 1.0), job(1, "aijhybrid:serial", "serial", 2.1)]
+    rows, summary = P.choice_audit(recs)
+    assert [(r["job"], r["verdict"]) for r in rows] == [(0, "right"), (1, "wrong")], rows
+    assert rows[1]["cost"] == pytest.approx(1.0) and summary[0]["same_decision"] is False and summary[0]["wrong"] == 1
+    assert [t["met"] for t in P.report_choice_targets(summary)] == [False, False]

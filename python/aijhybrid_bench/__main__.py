@@ -255,7 +255,11 @@ def main(argv=None):
     if vec_rows:
         print()
         print(solves.vecops_table(vec_rows))
-    record["targets"] = report.targets(results, cfg["baseline"]) + solves.solve_targets(solve_rows, vec_rows)
+    record["choice_audit"], record["choice_summary"] = report.choice_audit(results)
+    if record["choice_summary"]:
+        print()
+        print(report.choice_audit_text(record["choice_audit"], record["choice_summary"]))
+    record["targets"] = report.targets(results, cfg["baseline"]) + solves.solve_targets(solve_rows, vec_rows) + report.choice_targets(record["choice_summary"])
     if record["targets"]:
         print()
         print(report.targets_text(record["targets"]))

@@ -64,6 +64,8 @@ def flatten(jobs, baseline="aij"):
                 r["samples_s"].extend(v.get("samples_s") or [])
                 if v.get("samples_s"):
                     r["job_medians_s"].append(model.median(v["samples_s"]))
+                    r.setdefault("jobs_detail", []).append({"median_s": model.median(v["samples_s"]),
+                                                            "choices": group_choices(zip(v["samples_s"], v["sample_choices"])) if v.get("sample_choices") else None})
                 if v.get("sample_choices"):
                     r.setdefault("_choices", []).extend(zip(v["samples_s"], v["sample_choices"]))
                 for k in ("mode", "partition", "nthreads", "build", "build_s", "first_product_s", "rss_delta_bytes_sum", "batch", "exchange_stats"):
@@ -238,11 +240,12 @@ def legend(baseline="aij"):
             "else the partition's cost model." % (baseline, baseline, baseline))
 
 
-def _judged(target, matrix, layout, value, required, detail, same_job=True):
+def _judged(target, matrix, layout, value, required, detail, same_job=True, at_most=False):
     """A target line: judged (met True/False) when of the default against a same-job baseline, else
-    shown as indicative (met None)."""
-    return {"target": target, "matrix": matrix, "layout": layout, "value": value, "required": required,
-            "met": (value >= required) if same_job else None, "detail": detail}
+    shown as indicative (met None); at_most: met when the value is at most the required one."""
+    met = (value <= required if at_most else value >= required) if same_job else None
+    return dict({"target": target, "matrix": matrix, "layout": layout, "value": value, "required": required, "met": met, "detail": detail},
+                **({"at_most": True} if at_most else {}))
 
 
 def _jobs_detail(r):
@@ -303,11 +306,136 @@ def targets(results, baseline="aij"):
     return out
 
 
+# the measured choices of the plugin and the option that fixes each (src/mat/tune.c)
+CHOICES = (("prefetch", "mat_aijhybrid_prefetch"), ("task_share", "mat_aijhybrid_task_share"))
+
+
+def _own_options(r):
+    """A result's options without the thread count the driver adds: {name: value}."""
+    import shlex
+
+    toks, out, i = shlex.split(r.get("options") or ""), {}, 0
+    while i < len(toks):
+        k = toks[i].lstrip("-")
+        if i + 1 < len(toks) and not toks[i + 1].startswith("-"):
+            out[k], i = toks[i + 1], i + 2
+        else:
+            out[k], i = None, i + 1
+    out.pop("mat_aijhybrid_num_threads", None)
+    return out
+
+
+def _chosen(choices, key):
+    """What a job's batches ran with for one choice: the value of every rank when one, 'measuring'
+    when some batches measured, 'per rank a/b' when ranks differ, 'changed' when it changed."""
+    vals = set()
+    for g in choices or []:
+        c = g["choice"]
+        if any(x is None or "changed" in x for x in c):
+            vals.add("changed")
+            continue
+        per = [x.get(key) for x in c]
+        if any(v is None for v in per):
+            vals.add("measuring")
+        else:
+            vals.add(per[0] if len(set(per)) == 1 else "per rank " + "/".join("%g" % v for v in per))
+    return sorted(vals, key=str)
+
+
+def choice_audit(results, spread=0.10, cost_max=0.03):
+    """How the measured choices did against the fixed alternatives measured in the same jobs: for
+    every aijhybrid result that leaves a choice to measurement (prefetch, task share) and has results
+    that fix it (the same options plus -mat_aijhybrid_prefetch D / -mat_aijhybrid_task_share S) in
+    the same layout, one row per job: what it ran with, the fixed alternatives' medians, the spread
+    between them, the cost of the measured choice against the better fixed one (its median over the
+    better one's, minus 1), and a verdict: "right" (it ran with the better one), "wrong", "no real
+    difference" (the fixed ones within `spread` of each other), "mixed" (several values in the job:
+    the cost says what they cost). Returns (rows, summary per result)."""
+    rows, summary = [], []
+    hyb = [r for r in results if "aijhybrid" in r["type"] and r.get("mult_s") and not r.get("paired_of")]
+    for auto in hyb:
+        own = _own_options(auto)
+        for key, opt in CHOICES:
+            if opt in own:
+                continue  # fixed here
+            fixed = [r for r in hyb if r is not auto and r["matrix_key"] == auto["matrix_key"] and r["layout"] == auto["layout"]
+                     and opt in _own_options(r) and {k: v for k, v in _own_options(r).items() if k != opt} == own]
+            if key == "task_share":  # its alternatives: share 1 and a sized share that no fixed variant can name: judged by the cost against share 1
+                fixed = [f for f in fixed if float(_own_options(f)[opt]) == 1.0]
+            if not fixed or not auto.get("jobs_detail"):
+                continue
+            jobs = len(auto["jobs_detail"])
+            if any(len(f.get("jobs_detail") or []) != jobs for f in fixed):
+                continue  # not measured in the same jobs
+            where = {"matrix": auto["matrix_key"], "layout": auto["layout"], "variant": auto["variant"], "choice": key}
+            jobrows = [dict(where, job=j, **judge_job(_chosen(auto["jobs_detail"][j]["choices"], key), auto["jobs_detail"][j]["median_s"],
+                                                       {float(_own_options(f)[opt]): f["jobs_detail"][j]["median_s"] for f in fixed}, spread, cost_max))
+                       for j in range(jobs)]
+            rows += jobrows
+            summary.append(audit_summary(where, jobrows, spread))
+    return rows, summary
+
+
+def judge_job(ran, median_s, fixed, spread=0.10, cost_max=0.03):
+    """One job of a measured choice: ran (the values its samples ran with), its median, and the
+    medians of the fixed alternatives {value: seconds} of the same job; see choice_audit."""
+    best = min(fixed, key=fixed.get)
+    sp = max(fixed.values()) / fixed[best] - 1.0
+    cost = median_s / fixed[best] - 1.0
+    if len(ran) != 1 or ran[0] not in fixed:  # several values, or one that is none of the alternatives (measuring, per rank, changed)
+        verdict = "mixed"
+    elif len(fixed) > 1 and sp < spread:
+        verdict = "no real difference"
+    elif ran[0] == best or (len(fixed) == 1 and cost <= cost_max):
+        verdict = "right"
+    else:
+        verdict = "wrong"
+    return {"ran_with": ran, "fixed_s": {str(k): v for k, v in sorted(fixed.items(), key=lambda kv: str(kv[0]))}, "better_fixed": best, "spread": sp,
+            "cost": cost, "verdict": verdict}
+
+
+def audit_summary(where, jobrows, spread=0.10):
+    """The jobs of one measured choice together: verdict counts, median and worst cost, and whether
+    the jobs whose fixed alternatives differ by more than `spread` made the same decision."""
+    verdicts = [r["verdict"] for r in jobrows]
+    costs = [r["cost"] for r in jobrows]
+    decisive = [r["ran_with"] for r in jobrows if r["spread"] >= spread]
+    return dict(where, jobs=len(jobrows), right=verdicts.count("right"), wrong=verdicts.count("wrong"), mixed=verdicts.count("mixed"),
+                no_difference=verdicts.count("no real difference"), cost_max=max(costs), cost_median=model.median(costs),
+                same_decision=len({str(d) for d in decisive}) <= 1, decisive_jobs=len(decisive))
+
+
+def choice_targets(summary, spread=0.10, cost_max=0.03):
+    """The targets of the measured choices, on the audit of this run: where the fixed alternatives
+    differ by more than `spread`, the same decision in every job; never more than `cost_max` slower
+    than the better fixed alternative of its job (judged: the choice and the alternatives ran in the
+    same jobs)."""
+    out = []
+    for s in summary:
+        what = "measured %s of %s vs fixed, %d job(s)" % (s["choice"].replace("_", " "), s.get("variant") or "%s %s" % (s.get("solve"), s.get("ordering")), s["jobs"])
+        out.append(_judged("%s: cost against the better fixed choice, worst job" % what, s["matrix"], s["layout"], s["cost_max"], cost_max,
+                           "right %d, wrong %d, mixed %d, no real difference %d" % (s["right"], s["wrong"], s["mixed"], s["no_difference"]), at_most=True))
+        if s["decisive_jobs"]:
+            out.append(_judged("%s: the same decision in the %d job(s) where the fixed ones differ by > %d%%" % (what, s["decisive_jobs"], round(100 * spread)),
+                               s["matrix"], s["layout"], 1.0 if s["same_decision"] else 0.0, 1.0, ""))
+    return out
+
+
+def choice_audit_text(rows, summary):
+    if not summary:
+        return ""
+    lines = ["Measured choices against the fixed alternatives of the same jobs (cost: median over the better fixed one's, -1):"]
+    for s in summary:
+        lines.append("  %-18s %-6s %-22s %-10s right %d, wrong %d, mixed %d, no real difference %d of %d job(s); cost median %+.1f%%, worst %+.1f%%" % (
+            s["matrix"], s["layout"], s["variant"], s["choice"], s["right"], s["wrong"], s["mixed"], s["no_difference"], s["jobs"], 100 * s["cost_median"], 100 * s["cost_max"]))
+    return "\n".join(lines)
+
+
 def targets_text(ts):
     if not ts:
         return ""
     lines = ["Targets (the default configuration against aij of the same job; 'shown': indicative, not judged):"]
     for t in ts:
         verdict = "shown" if t["met"] is None else "met" if t["met"] else "MISS"
-        lines.append("  %-5s %-60s %-18s %-6s %6.2f (need %.2f)  %s" % (verdict, t["target"], t["matrix"], t["layout"], t["value"], t["required"], t["detail"]))
+        lines.append("  %-5s %-60s %-18s %-6s %6.2f (need %s%.2f)  %s" % (verdict, t["target"], t["matrix"], t["layout"], t["value"], "<= " if t.get("at_most") else "", t["required"], t["detail"]))
     return "\n".join(lines)

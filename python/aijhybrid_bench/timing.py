@@ -23,13 +23,14 @@ def fill_x(x):
 
 def calibrate(job, v, first):
     """Warm v up and choose its batch: K products last about timing.batch_seconds, K from the fastest
-    warm-up product (robust to a slow one); an aijhybrid variant warms up at least until every rank
-    has chosen its software prefetch from measured products (src/mat/tune.c)."""
+    warm-up product (robust to a slow one); an aijhybrid variant warms up until every rank has made
+    the first trials of its measured choices (src/mat/tune.c: thread 0's task share, then software
+    prefetch), 256 products at most; a re-trial later shows in the batches' choices."""
     A, x, y, ph, g = v.A, v.x, v.y, job.ph, v.group
     tm = job.spec["timing"]
     per, k = first, 1
     hybrid = is_hybrid(v.spec["type"])
-    while k < tm["warmup"] or (hybrid and k < 64 and not g.all(ph.get_prefetch(A)[1] is not None)):
+    while k < tm["warmup"] or (hybrid and k < 256 and not g.all(choice(job, v) and all(x is not None for x in choice(job, v).values()))):
         t0 = g.wtime_barrier()
         A.mult(x, y)
         per = min(per, g.wtime_barrier() - t0)
@@ -46,9 +47,10 @@ def choice(job, v):
     if not is_hybrid(v.spec["type"]):
         return None
     ph = job.ph
-    c = {"prefetch": ph.get_prefetch(v.A)[1]}
+    c = {"prefetch": ph.get_prefetch(v.A)[1]}  # None while measured
     if ph.get_mode(v.A) == "task":
-        c["task_share"] = round(float(ph.get_task_share(v.A)[1]), 4)
+        share = ph.get_task_share(v.A)[1]  # None while sized or compared
+        c["task_share"] = None if share is None else round(float(share), 4)
     return c
 
 

@@ -132,10 +132,11 @@ def set_task_share(A, share):
 
 
 def get_task_share(A):
-    """(set, in_use): the share set (None when measured) and the share in force now."""
+    """(set, in_use): the share set (None when measured) and the share in force now (None while it is
+    being measured)."""
     s, u = _real_type()(), _real_type()()
     _call("MatAIJHybridGetTaskShare", _mat(A), ctypes.byref(s), ctypes.byref(u))
-    return (None if s.value < 0 else s.value), u.value
+    return (None if s.value < 0 else s.value), (None if u.value < 0 else u.value)
 
 
 def get_thread_times(A):

@@ -70,6 +70,8 @@ SOLVES = {
 BLOCKS = ("gmres_ilu0_blocks", "cg_icc0_blocks")
 # the solves whose targets compare with aij at R*T x 1: measured there in the paired jobs
 PAIRED_SOLVES = ("gmres_ilu0", "cg_ssor")
+# the fixed alternatives of -mat_aijhybrid_factor_solve auto, measured beside it (type "aijhybrid:<value>")
+FIXED_SOLVES = ("threaded", "serial")
 EVENTS = ["PCSetUp", "MatLUFactorNum", "MatCholFctrNum", "MatILUFactorSym", "MatICCFactorSym", "AIJHybLevels",
           "AIJHybCMRCM", "PCApply", "MatSolve", "MatSOR", "AIJHybSOR", "MatMult", "KSPSolve"]
 
@@ -130,8 +132,15 @@ def plan(args, R, T, paired):
         for order in (args.orderings.split(",") if factor else ["natural"]):
             for colors in (args.colors.split(",") if factor and order == "cmrcm" and args.colors else [None]):
                 for typ in types:
+<<<<<<< HEAD
                     if solve not in BLOCKS or typ == "aijhybrid":
                         out.append((solve, order, colors, typ, "layout", args.pc_only))
+=======
+                    out.append((solve, order, colors, typ, "layout", args.pc_only))
+                if factor and T > 1 and not args.no_choices:  # the fixed alternatives of the measured choice (PCApply only)
+                    for fixed in FIXED_SOLVES:
+                        out.append((solve, order, colors, "aijhybrid:%s" % fixed, "layout", True))
+>>>>>>> 0c7dcd7 (Measured choices of the products by the measured-choice rule: software prefetch and thread 0's task share (compared with share 1), audited against their fixed alternatives in the benchmarks)
                 if paired and solve in PAIRED_SOLVES and order == "natural" and not colors:
                     out.append((solve, order, colors, "aij@%dx1" % (R * T), "pair", args.pc_only))
                 if paired and factor and solve not in BLOCKS:
@@ -200,7 +209,7 @@ def measure(args):
 
         def matrix_of(typ, key):
             m = mats[key]
-            if typ.startswith("aijhybrid"):
+            if typ.startswith("aijhybrid"):  # (aijhybrid:threaded, :serial: the same matrix, another factor)
                 return m["aijhybrid1" if key == "single" else "aijhybrid"]
             return m["aij"]
 
@@ -220,6 +229,8 @@ def measure(args):
                     opts.setValue("mat_ordering_cmrcm_colors", colors)
                 else:
                     opts.delValue("mat_ordering_cmrcm_colors")
+                if ":" in typ:  # a fixed alternative: read when the factor is made (ksp.setUp())
+                    opts.setValue("mat_aijhybrid_factor_solve", typ.split(":")[1])
                 A = matrix_of(typ, key)
                 b = mats[key]["b"]
                 stage = PETSc.Log.Stage("%s_%s%s_%s" % (solve, order, colors or "", typ))
@@ -237,8 +248,12 @@ def measure(args):
                 ksp.setUp()
                 ksp.getPC().setUpOnBlocks()
                 setup_s = MPI.Wtime() - t0
+<<<<<<< HEAD
                 if solve in BLOCKS:
                     ph.set_factor_blocks(A, "none")
+=======
+                opts.delValue("mat_aijhybrid_factor_solve")
+>>>>>>> 0c7dcd7 (Measured choices of the products by the measured-choice rule: software prefetch and thread 0's task share (compared with share 1), audited against their fixed alternatives in the benchmarks)
                 x.set(0.0)
                 if pc_only:
                     ksp.setTolerances(max_it=2)
@@ -415,6 +430,45 @@ def combine(all_recs):
     return out
 
 
+def choice_audit(all_recs):
+    """The measured choice of the triangular solves (type aijhybrid) against its fixed alternatives
+    (aijhybrid:threaded, aijhybrid:serial) of the same job, on PCApply: per job, what its rounds ran
+    with, the cost against the faster fixed one, and a verdict (aijhybrid_bench.report.judge_job);
+    a summary per (matrix, solve, ordering, layout). Returns (rows, summary)."""
+    from aijhybrid_bench import report
+
+    rows, summary = [], []
+    by = {}
+    for r in all_recs:
+        by.setdefault((r["matrix"], r["solve"], r["ordering"], r["colors"], r["layout"], r.get("job")), {}).setdefault(r["type"], []).append(r)
+    for k, types in sorted(by.items(), key=lambda kv: tuple(str(v) for v in kv[0])):
+        auto = types.get("aijhybrid")
+        fixed = {f: types.get("aijhybrid:%s" % f) for f in FIXED_SOLVES}
+        if not auto or not all(fixed.values()):
+            continue
+        where = {"matrix": k[0], "solve": k[1], "ordering": k[2] + ("(%d)" % k[3] if k[3] else ""), "layout": k[4], "choice": "triangular solves"}
+        jobrows = []
+        for a in auto:
+            fx = {f: next((x for x in fs if x.get("round") == a.get("round")), None) for f, fs in fixed.items()}
+            if not all(fx.values()):
+                continue
+            ran = sorted({ch[0] if len(set(ch)) == 1 else "differs between ranks" for ch in a["samples"].get("choice") or []}, key=str)
+            if ran == [None]:
+                continue  # no threaded factor here: nothing was chosen
+            jobrows.append(dict(where, job=a.get("round"), **report.judge_job(["measuring" if c is None else c for c in ran], statistics.median(a["samples"]["pc_apply_s"]),
+                                                                        {f: statistics.median(x["samples"]["pc_apply_s"]) for f, x in fx.items()})))
+        if jobrows:
+            rows += jobrows
+            summary.append(report.audit_summary(where, jobrows))
+    return rows, summary
+
+
+def report_choice_targets(summary):
+    from aijhybrid_bench import report
+
+    return report.choice_targets(summary)
+
+
 def find(recs, **kw):
     for r in recs:
         if all(r.get(k) == v for k, v in kw.items()):
@@ -508,6 +562,7 @@ def main():
     ap.add_argument("--max-it", type=int, default=2000)
     ap.add_argument("--pc-only", action="store_true", help="PCApply only: no timed whole solves (the warm-up solve stops after 2 iterations)")
     ap.add_argument("--no-pair", action="store_true", help="threaded layouts without their same-job baselines (their targets are then not judged)")
+    ap.add_argument("--no-choices", action="store_true", help="without the fixed alternatives of the measured choice of the triangular solves (no audit)")
     ap.add_argument("--oversubscribe", action="store_true")
     ap.add_argument("--out", default=os.path.join(REPO, "build", "bench", "precond.json"))
     args = ap.parse_args()
@@ -528,8 +583,11 @@ def main():
             if failure:
                 failures.append(failure)
     recs = combine(all_recs)
-    tg = targets(recs)
+    audit, summary = choice_audit(all_recs)
+    tg = targets(recs) + [(t["target"] + " %s %s" % (t["matrix"], t["layout"]), ("%.3f" % t["value"]) + (" (%s)" % t["detail"] if t["detail"] else ""), t["met"])
+                          for t in report_choice_targets(summary)]
     doc = {"date": time.strftime("%Y-%m-%d %H:%M:%S"), "args": vars(args), "records": recs, "samples": all_recs, "failures": failures,
+           "choice_audit": audit, "choice_summary": summary,
            "targets": [{"target": t, "value": v, "met": m} for t, v, m in tg]}
     doc["problems"] = checks.precond_problems(doc)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)

@@ -218,10 +218,12 @@ def render_precond(ctx):
 
     lines = [provenance(d, "share/results/bench/precond.json"), "", precond.table(d["records"])]
     # the measured choice of the triangular solves, per record: the rounds of each choice with their own medians
-    chosen = ["%s %s %s %s: %s" % (r["matrix"], r["solve"], r["ordering"], r["layout"], precond.choice_text(r)) for r in d["records"] if r.get("by_choice")]
+    chosen = ["%s %s %s %s: %s" % (r["matrix"], r["solve"], r["ordering"], r["layout"], precond.choice_text(r)) for r in d["records"] if r.get("by_choice") and r["type"] == "aijhybrid"]
     if chosen:
         lines += ["", "Triangular solves kept by the measured choice (`-mat_aijhybrid_factor_solve auto`) in the timed rounds; "
                   "where the rounds differ, each choice with its own rounds and medians:", ""] + ["- " + c for c in chosen]
+    if d.get("choice_summary"):
+        lines += ["", bench_choices(d).strip("\n")]
     ts = d.get("targets") or []
     if ts:
         verdict = lambda t: "shown, not judged" if t["met"] is None else "met" if t["met"] else "**missed**"  # noqa: E731
@@ -344,6 +346,20 @@ def bench_exchange(d):
     return "\n".join(lines)
 
 
+def bench_choices(d):
+    """the measured choices against the fixed alternatives of the same jobs (aijhybrid_bench.report.choice_audit)"""
+    ss = d.get("choice_summary") or []
+    if not ss:
+        return ""
+    lines = ["", "", "Measured choices against the fixed alternatives measured in the same jobs (per job: right when it ran with the "
+             "faster fixed one, no real difference when those are within 10%; cost: its median over the faster fixed one's):", "",
+             "| matrix | layout | variant | choice | jobs | right | wrong | mixed | no real difference | cost, median | cost, worst job |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for x in ss:
+        lines.append("| %s | %s | %s | %s | %d | %d | %d | %d | %d | %+.1f%% | %+.1f%% |" % (x["matrix"], x["layout"], x.get("variant") or "%s %s" % (x.get("solve"), x.get("ordering")), x["choice"], x["jobs"], x["right"], x["wrong"], x["mixed"],
+                                                                                         x["no_difference"], 100 * x["cost_median"], 100 * x["cost_max"]))
+    return "\n".join(lines)
+
+
 def bench_targets(d):
     ts = d.get("targets") or []
     if not ts:
@@ -351,7 +367,7 @@ def bench_targets(d):
     verdict = lambda t: "shown, not judged" if t["met"] is None else "met" if t["met"] else "**missed**"  # noqa: E731
     return "\n".join(["", "", "Targets evaluated on this record (of the default configuration against aij of the same jobs; "
                        "\"shown\": indicative, not a target):", ""]
-                      + ["- %s: %s %s %s: %.2f (needs %.2f), %s" % (verdict(t), t["target"], t["matrix"], t["layout"], t["value"], t["required"], t["detail"]) for t in ts])
+                      + ["- %s: %s %s %s: %.2f (needs %s%.2f), %s" % (verdict(t), t["target"], t["matrix"], t["layout"], t["value"], "<= " if t.get("at_most") else "", t["required"], t["detail"]) for t in ts])
 
 
 def bench_block(config, kind):
@@ -363,7 +379,7 @@ def bench_block(config, kind):
         stream = ", ".join("%s %.1f GB/s" % (k, v["triad_GBps"]) for k, v in (d.get("stream") or {}).items() if isinstance(v, dict) and v.get("triad_GBps"))
         head = provenance(d, "share/results/bench/%s.json" % config) + (" STREAM triad per layout: %s." % stream if stream else "")
         head += " Ratios against aij of the same jobs (`aij@2x1`: measured in the 1x2 jobs); `~`: against aij of other jobs, indicative."
-        return head + "\n\n" + body + bench_targets(d)
+        return head + "\n\n" + body + bench_choices(d) + bench_targets(d)
 
     return render
 

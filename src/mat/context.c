@@ -45,8 +45,7 @@ PetscErrorCode MatAIJHybridContextCreate(Mat A, const AIJHybridTypeInfo *info, M
   (*ctx)->set.params.task_share       = -1.0; /* equal parts; only task mode's diagonal partition has a share for thread 0 */
   (*ctx)->set.task_share              = -1.0; /* measured */
   (*ctx)->set.prefetch                = -1;   /* measured */
-  (*ctx)->tune.pf_use                 = -1;   /* measuring */
-  (*ctx)->tune.task_share             = 1.0;  /* until measured: thread 0 takes a whole share after the exchange */
+  (*ctx)->tune.task_share             = 1.0;  /* until measured: thread 0 takes a whole share after the exchange; the choices start at the first product (tune.c) */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -62,6 +61,7 @@ PetscErrorCode MatAIJHybridContextDestroy(Mat A)
   PetscCall(MatAIJHybridRowPartReset(&c->diag));
   PetscCall(MatAIJHybridRowPartReset(&c->offd));
   PetscCall(MatAIJHybridRowPartReset(&c->diag_task));
+  PetscCall(MatAIJHybridRowPartReset(&c->diag_task_b));
   PetscCall(MatAIJHybridTransposeReset(&c->tdiag));
   PetscCall(MatAIJHybridTransposeReset(&c->toffd));
   PetscCall(MatAIJHybridFirstTouchReset(&c->ftdiag));

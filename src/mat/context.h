@@ -14,6 +14,7 @@
 #define AIJHYBRID_MAT_CONTEXT_H
 
 #include "cache.h"
+#include "../tune/choice.h"
 
 /* what differs between seqaijhybrid and mpiaijhybrid */
 typedef struct {
@@ -39,7 +40,8 @@ typedef struct {
 /* the caches, each valid for a block's pattern and the parameters it was built with */
 typedef struct {
   AIJHybridRowPart        diag, offd;   /* offd: mpi only, its non-empty rows */
-  AIJHybridRowPart        diag_task;    /* task mode: the diagonal rows with thread 0's share */
+  AIJHybridRowPart        diag_task;    /* task mode: the diagonal rows with thread 0's share in force */
+  AIJHybridRowPart        diag_task_b;  /* task mode: the same with the other share while the two are compared (tune.c) */
   AIJHybridTranspose      tdiag, toffd; /* built on the first transpose product */
   AIJHybridFirstTouchCopy ftdiag, ftoffd;
   AIJHybridSOR            sor;
@@ -62,23 +64,52 @@ typedef struct {
 /* software prefetch (tune.c) */
 #define AIJHYBRID_DEFAULT_PREFETCH 512 /* nonzeros ahead */
 #define AIJHYBRID_PREFETCH_MAX     1048576
-#define AIJHYBRID_PREFETCH_WARMUP  2    /* measured: products before the trial */
-#define AIJHYBRID_PREFETCH_TRIALS  5    /* measured: products with and without prefetch each */
-#define AIJHYBRID_PREFETCH_MARGIN  0.03 /* measured: prefetch kept if its median is this much faster */
 
 /* thread 0's task-mode share (tune.c) */
 #define AIJHYBRID_TASK_SHARE_PRODUCTS 16   /* products measured before the share is resized */
 #define AIJHYBRID_TASK_SHARE_MAX      4    /* resizings at most, per pattern, thread count and mode */
 #define AIJHYBRID_TASK_SHARE_TOL      0.05 /* a change of the share smaller than this ends them */
 
+/* the rule of both measured choices (src/tune/choice.h): pairs of products per trial, trials, warm-up
+   pairs, products of the default between trials, the minimum effect and the false-choice probability */
+#define AIJHYBRID_TUNE_PAIRS  10
+#define AIJHYBRID_TUNE_TRIALS 3
+#define AIJHYBRID_TUNE_WARMUP 1
+#define AIJHYBRID_TUNE_WAIT   200
+#define AIJHYBRID_TUNE_EFFECT 0.05
+#define AIJHYBRID_TUNE_ALPHA  0.05
+
+/* what a test clock (MatAIJHybridSetTestClock_C, tune.c) is asked for */
+typedef enum {
+  AIJHYBRID_TUNE_PREFETCH_SAMPLE, /* the seconds of a product of the prefetch choice (alternative 0: none, 1: prefetch) */
+  AIJHYBRID_TUNE_SHARE_SAMPLE,    /* the seconds of a product of the share choice (0: share 1, 1: the sized share) */
+  AIJHYBRID_TUNE_SHARE_SIZED      /* the share the model sizes (returned instead of the measured one) */
+} AIJHybridTuneEvent;
+typedef double (*AIJHybridTuneClock)(void *, AIJHybridTuneEvent, PetscInt);
+
+/* the phase of thread 0's task-mode share */
+typedef enum {
+  AIJHYBRID_SHARE_SIZING,   /* measuring the model's share (resizes) */
+  AIJHYBRID_SHARE_CHOOSING, /* comparing the sized share with share 1 (share_choice) */
+  AIJHYBRID_SHARE_DONE      /* share_choice made (or nothing to compare) */
+} AIJHybridSharePhase;
+
 /* what is tuned from measured products */
 typedef struct {
-  PetscReal task_share;                            /* the share in force (AIJHybridSettings.task_share, or measured) */
-  PetscInt  task_resizes;                          /* measurements that resized it */
-  PetscInt  pf_use;                                /* measured prefetch: the distance chosen, -1 while measuring */
-  PetscInt  pf_count;                              /* products measured in this trial */
-  PetscInt  pf_builds;                             /* the partition builds the trial is for */
-  double    pf_time[2][AIJHYBRID_PREFETCH_TRIALS]; /* product times without / with */
+  PetscReal           task_share;   /* the share of the next product (AIJHybridSettings.task_share, or measured) */
+  PetscInt            task_slot;    /* its partition: 0 diag_task, 1 diag_task_b (the sized share while compared) */
+  PetscInt            task_resizes; /* measurements that resized it */
+  AIJHybridSharePhase share_phase;
+  PetscReal           share_sized;  /* the model's share, compared with share 1 */
+  AIJHybridChoice     share_choice; /* A: share 1, B: share_sized */
+  PetscInt            share_alt;    /* the alternative of the next product, and whether it is timed */
+  PetscBool           share_timed;
+  AIJHybridChoice     pf_choice; /* A: no prefetch, B: AIJHYBRID_DEFAULT_PREFETCH nonzeros ahead */
+  PetscInt            pf_alt;    /* the alternative of the product under way, and whether it is timed */
+  PetscBool           pf_timed;
+  PetscInt            pf_builds; /* the partition builds the choices are for */
+  AIJHybridTuneClock  clock;     /* tests only: the seconds the choices record (NULL: measured) */
+  void               *clock_ctx;
 } AIJHybridTuning;
 
 /* per-thread busy time of the forward products, since the thread count or mode changed */
@@ -120,7 +151,11 @@ PETSC_INTERN MatAIJHybridMode MatAIJHybridEffectiveMode(const Mat_AIJHybrid *, P
 PETSC_INTERN PetscErrorCode MatAIJHybridStatsPrepare(Mat_AIJHybrid *, PetscInt, MatAIJHybridMode);
 PETSC_INTERN PetscErrorCode MatAIJHybridStatsReset(Mat_AIJHybrid *);
 PETSC_INTERN PetscInt       MatAIJHybridPrefetchDistance(Mat_AIJHybrid *);
+PETSC_INTERN PetscInt       MatAIJHybridPrefetchInUse(const Mat_AIJHybrid *);
 PETSC_INTERN void           MatAIJHybridPrefetchRestart(Mat_AIJHybrid *);
+PETSC_INTERN void           MatAIJHybridTaskShareRestart(Mat_AIJHybrid *);
+PETSC_INTERN PetscReal      MatAIJHybridTaskShareInUse(const Mat_AIJHybrid *);
 PETSC_INTERN PetscErrorCode MatAIJHybridTune(Mat, Mat_AIJHybrid *, PetscInt, double);
+PETSC_INTERN PetscErrorCode MatAIJHybridSetTestClock_AIJHybrid(Mat, AIJHybridTuneClock, void *);
 
 #endif

@@ -44,10 +44,11 @@ PetscErrorCode MatAIJHybridPrepare(Mat A, Mat_AIJHybrid *ctx, PetscBool collecti
   p->dpart = &c->diag;
   if (p->mode == MAT_AIJHYBRID_MODE_TASK) {
     AIJHybridPartParams task = p->params;
+    AIJHybridRowPart   *part = ctx->tune.task_slot ? &c->diag_task_b : &c->diag_task; /* while two shares are compared, each has its own partition (tune.c) */
 
     task.task_share = ctx->tune.task_share;
-    PetscCall(MatAIJHybridRowPartUpdate(&c->diag_task, A, p->Ad, PETSC_FALSE, &task));
-    p->dpart = &c->diag_task;
+    PetscCall(MatAIJHybridRowPartUpdate(part, A, p->Ad, PETSC_FALSE, &task));
+    p->dpart = part;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

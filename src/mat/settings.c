@@ -343,6 +343,7 @@ static PetscErrorCode MatAIJHybridSetPrefetch_AIJHybrid(Mat A, PetscInt distance
              "Invalid prefetch distance %" PetscInt_FMT " for -mat_aijhybrid_prefetch: must be from 0 (none) to %d nonzeros, or -1 to choose it from measured products", distance, AIJHYBRID_PREFETCH_MAX);
   ctx->set.prefetch = distance < 0 ? -1 : distance;
   MatAIJHybridPrefetchRestart(ctx);
+  MatAIJHybridTaskShareRestart(ctx); /* the share's choice too: they are made one after the other (tune.c) */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -353,7 +354,7 @@ static PetscErrorCode MatAIJHybridGetPrefetch_AIJHybrid(Mat A, PetscInt *distanc
   PetscFunctionBegin;
   PetscCall(MatAIJHybridGetContext(A, &ctx));
   if (distance) *distance = ctx->set.prefetch;
-  if (in_use) *in_use = ctx->set.prefetch >= 0 ? ctx->set.prefetch : ctx->tune.pf_use;
+  if (in_use) *in_use = MatAIJHybridPrefetchInUse(ctx);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -365,9 +366,9 @@ static PetscErrorCode MatAIJHybridSetTaskShare_AIJHybrid(Mat A, PetscReal share)
   PetscCall(MatAIJHybridGetContext(A, &ctx));
   PetscCheck(share == (PetscReal)PETSC_DETERMINE || (share >= 0.0 && share <= 1.0), PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_OUTOFRANGE, "Invalid task share %g for -mat_aijhybrid_task_share: must be in [0, 1], or -1 to measure it",
              (double)share);
-  ctx->set.task_share    = share < 0 ? -1.0 : share;
-  ctx->tune.task_share   = share < 0 ? 1.0 : share;
-  ctx->tune.task_resizes = 0;
+  ctx->set.task_share = share < 0 ? -1.0 : share;
+  MatAIJHybridTaskShareRestart(ctx);
+  MatAIJHybridPrefetchRestart(ctx);
   PetscCall(MatAIJHybridStatsReset(ctx));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -379,7 +380,7 @@ static PetscErrorCode MatAIJHybridGetTaskShare_AIJHybrid(Mat A, PetscReal *share
   PetscFunctionBegin;
   PetscCall(MatAIJHybridGetContext(A, &ctx));
   if (share) *share = ctx->set.task_share;
-  if (in_use) *in_use = ctx->tune.task_share;
+  if (in_use) *in_use = MatAIJHybridTaskShareInUse(ctx);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -487,6 +488,7 @@ PetscErrorCode MatAIJHybridComposeSettings(Mat A, PetscBool on)
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAIJHybridGetPrefetch_C", on ? MatAIJHybridGetPrefetch_AIJHybrid : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAIJHybridSetTaskShare_C", on ? MatAIJHybridSetTaskShare_AIJHybrid : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAIJHybridGetTaskShare_C", on ? MatAIJHybridGetTaskShare_AIJHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAIJHybridSetTestClock_C", on ? MatAIJHybridSetTestClock_AIJHybrid : NULL)); /* tests only (src/mat/tune.c) */
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAIJHybridSetNodeAware_C", on ? MatAIJHybridSetNodeAware_AIJHybrid : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAIJHybridGetNodeAware_C", on ? MatAIJHybridGetNodeAware_AIJHybrid : NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatAIJHybridSetNodeSize_C", on ? MatAIJHybridSetNodeSize_AIJHybrid : NULL));
@@ -829,11 +831,15 @@ PetscErrorCode MatAIJHybridGetFirstTouch(Mat A, PetscBool *flg)
   `distance` nonzeros past the end of the row, each line once. Where the hardware prefetchers do
   not keep up with the streams of a CSR product (short rows, regular column access) this can make
   the product faster; where the x accesses are irregular it can make it slower (docs/matrix.md,
-  "Products"). So by default each rank measures: after 2 warm-up products, 5 products without and
-  5 with a distance of 512, alternating; prefetch stays on only if its median product time is at
-  least 3% below the one without. The trial starts again when the thread
-  count, the mode or the nonzero pattern changes. Results do not depend on it. The transpose
-  products do not prefetch.
+  "Products"). So by default each
+  rank measures, in pairs of products one without and one with a distance of 512 (in alternating
+  order, after one warm-up pair), and turns prefetch on only when the product without takes more
+  than 1.05 times the one with in at least 9 of 10 pairs (a sign test: the probability of turning it
+  on when it is not faster by that much is at most 0.05); otherwise it stays off, and the pairs are
+  measured again after 200
+  products, 3 trials at most. In task mode the trial waits until thread 0's share is chosen
+  (`MatAIJHybridSetTaskShare()`). It starts again when the thread count, the mode or the nonzero
+  pattern changes. Results do not depend on it. The transpose products do not prefetch.
 
 .seealso: `MATAIJHYBRID`, `MatAIJHybridGetPrefetch()`
 @*/
@@ -856,8 +862,8 @@ PetscErrorCode MatAIJHybridSetPrefetch(Mat A, PetscInt distance)
 
   Output Parameters:
 + distance - what was set: the distance in nonzeros (0: none), or -1 for measured
-- in_use   - the distance in force on this rank: the one set, or the one measured, or -1 while it
-             is being measured; may be `NULL`
+- in_use   - the distance in force on this rank: the one set, or the one chosen, or -1 while it is
+             being measured (or waits to be); may be `NULL`
 
   Level: advanced
 
@@ -889,12 +895,15 @@ PetscErrorCode MatAIJHybridGetPrefetch(Mat A, PetscInt *distance, PetscInt *in_u
   Level: advanced
 
   Note:
-  Measured (the default): the first 16 products run with share 1, then the share is set to
+  Measured (the default): the first 16 products run with share 1, then a share is sized as
   1 - (T-1) C / D from the measured exchange time C of thread 0 and diagonal time D summed over the
-  T threads, so that thread 0 finishes its exchange and its rows when the others finish theirs;
-  it is measured again, at most 4 times, until it settles. Where the exchange is cheap (one node)
-  thread 0 takes a near-equal part; where it takes as long as a thread's diagonal part, none.
-  Results do not depend on the share.
+  T threads, so that thread 0 would finish its exchange and its rows when the others finish theirs;
+  it is sized again, at most 4 times, until it settles. Then the sized share is compared with
+  share 1 in pairs of products, as `MatAIJHybridSetPrefetch()` compares prefetch: it is taken only
+  when faster by that margin in at least 9 of 10 pairs, otherwise share 1 stays (re-trials after
+  200 products, 3 trials at most). With `-mat_aijhybrid_first_touch` the two are not compared
+  (the copies of the block would be placed anew at each product) and share 1 stays. Results do not
+  depend on the share.
 
 .seealso: `MATAIJHYBRID`, `MatAIJHybridGetTaskShare()`, `MatAIJHybridSetMode()`
 @*/
@@ -917,7 +926,8 @@ PetscErrorCode MatAIJHybridSetTaskShare(Mat A, PetscReal share)
 
   Output Parameters:
 + share  - what was set: a fraction in [0, 1], or -1 for measured
-- in_use - the share in force now (the measured one, when measured); may be `NULL`
+- in_use - the share in force on this rank (the one set, or the one chosen), or -1 while it is
+           being sized or compared; may be `NULL`
 
   Level: advanced
 

@@ -79,25 +79,28 @@ PetscErrorCode MatAIJHybridView_Private(Mat A, PetscViewer viewer, Mat_AIJHybrid
     level = "MPI_THREAD_MULTIPLE";
     break;
   }
-  dpart  = MatAIJHybridEffectiveMode(ctx, ctx->set.params.nthreads) == MAT_AIJHYBRID_MODE_TASK && ctx->cache.diag_task.bounds ? &ctx->cache.diag_task : &ctx->cache.diag;
+  dpart  = ctx->tune.task_slot ? &ctx->cache.diag_task_b : &ctx->cache.diag_task;
+  dpart  = MatAIJHybridEffectiveMode(ctx, ctx->set.params.nthreads) == MAT_AIJHYBRID_MODE_TASK && dpart->bounds ? dpart : &ctx->cache.diag;
   imb[0] = dpart->bounds ? dpart->imbalance : 1.0;
   imb[1] = ctx->cache.offd.bounds ? ctx->cache.offd.imbalance : 1.0;
   PetscCallMPI(MPI_Allreduce(imb, gimb, 2, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)A)));
   PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: %" PetscInt_FMT " OpenMP threads per rank, mode %s, partition %s (row cost %g), MPI thread level %s\n", ctx->set.params.nthreads,
                                    MatAIJHybridModes[MatAIJHybridEffectiveMode(ctx, ctx->set.params.nthreads)], MatAIJHybridPartitionTypes[ctx->set.params.type], (double)ctx->set.params.row_cost, level));
   if (MatAIJHybridEffectiveMode(ctx, ctx->set.params.nthreads) == MAT_AIJHYBRID_MODE_TASK) {
-    PetscReal share[2] = {-ctx->tune.task_share, ctx->tune.task_share}, gshare[2];
+    PetscReal in_use = MatAIJHybridTaskShareInUse(ctx), share[2] = {-in_use, in_use}, gshare[2];
 
     PetscCallMPI(MPI_Allreduce(share, gshare, 2, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)A)));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: task mode: after the halo exchange thread 0 multiplies %.2f to %.2f (over ranks) of an equal part of the diagonal block (%s)\n", (double)-gshare[0], (double)gshare[1],
-                                     ctx->set.task_share < 0 ? "sized from measured times" : "set"));
+    if (-gshare[0] < 0) PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: task mode: thread 0's share of the diagonal block after the halo exchange is being measured (not yet on every rank)\n"));
+    else
+      PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: task mode: after the halo exchange thread 0 multiplies %.2f to %.2f (over ranks) of an equal part of the diagonal block (%s)\n", (double)-gshare[0], (double)gshare[1],
+                                       ctx->set.task_share < 0 ? "chosen from measured products" : "set"));
   }
   if (ctx->set.first_touch) PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: first touch: the products multiply copies of the blocks placed by their threads\n"));
   if (ctx->set.sor_serial) PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: MatSOR runs AIJ's serial sweeps (-mat_aijhybrid_sor_serial)\n"));
   if (ctx->set.factor_blocks == MAT_AIJHYBRID_FACTOR_BLOCKS_THREAD) PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: ILU/ICC factor the diagonal block of each thread's rows (-mat_aijhybrid_factor_blocks thread)\n"));
   {
     /* software prefetch (src/mat/tune.c): in force on the ranks, -1 while measured */
-    PetscInt use = ctx->set.prefetch >= 0 ? ctx->set.prefetch : ctx->tune.pf_use, loc[2] = {-use, use}, glob[2];
+    PetscInt use = MatAIJHybridPrefetchInUse(ctx), loc[2] = {-use, use}, glob[2];
 
     PetscCallMPI(MPI_Allreduce(loc, glob, 2, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
     if (ctx->set.prefetch >= 0) PetscCall(PetscViewerASCIIPrintf(viewer, "AIJHybrid: software prefetch %" PetscInt_FMT " nonzeros ahead (set)\n", ctx->set.prefetch));
