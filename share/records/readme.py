@@ -14,8 +14,10 @@ figures of a record made for other code cannot stay in the documents, and no fig
 in by hand.
 
 Figures outside the blocks: stray_figures() lists the lines outside them that look like measured
-figures (times, ratios, bandwidths, pass counts); the test requires none, except the phrases in
-NOT_MEASURED (targets, limits and settings, not results).
+figures (times, ratios, "N times slower", bandwidths, percentages, pass counts); the test requires
+none in README.md, docs/*.md and CHANGELOG.md, except the phrases in NOT_MEASURED (targets, limits
+and settings, not results) and in a paragraph or list item that cites the record they come from.
+missing_paths() lists the file paths a document names that are not in the tree.
 """
 
 import argparse
@@ -500,13 +502,17 @@ def render(text, ctx=None):
     return "".join(out)
 
 
-# measured-looking figures outside the generated blocks
-FIGURE = re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|us|µs|GB/s|GF/s|MB/s|min|minutes|hours?)\b|\b\d+\.\d+x\b|\b\d+(?:\.\d+)?\s?%|\b\d+ (?:passed|failed|regressions?|runs?)\b|\b\d+(?:\.\d+)? s\b")
+# measured-looking figures outside the generated blocks: times, bandwidths, percentages, ratios
+# ("1.5x", "2x faster", "1.9 times slower"), pass counts
+FIGURE = re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|us|µs|GB/s|GF/s|MB/s|min|minutes|hours?)\b|\b\d+\.\d+x\b|\b\d+x\s+(?:slower|faster)\b|\b\d+(?:\.\d+)?\s?%"
+                    r"|\b\d+(?:\.\d+)?\s+times\s+(?:slower|faster|as\s+(?:fast|slow)|more|less|higher|lower|larger|smaller|better|worse)\b"
+                    r"|(?<![\d.])\b\d+ (?:passed|failed|regressions?|runs?)\b|\b\d+(?:\.\d+)? s\b")
 NOT_MEASURED = [
     "75%",  # the STREAM target of the issues
-    "least 3% below",  # the prefetch choice's margin (a setting)
     "limit 90 min", "aim 45",  # CI's limit and aim
 ]
+# a paragraph or list item that names the record its figures come from may quote them
+CITES_RECORD = re.compile(r"share/results/|\b[Rr]ecords? of [0-9a-f]{7}|`(?:test|bench|fuzz|harness|hardening)-[\w.-]+`")
 
 
 def outside_blocks(text):
@@ -519,20 +525,59 @@ def outside_blocks(text):
     return "".join(keep)
 
 
-def stray_figures(text):
-    out = []
-    in_code = False
-    for line in outside_blocks(text).splitlines():
+def units(text):
+    """The paragraphs and list items of a markdown text, outside code blocks and comments: lists of
+    lines (a list item runs until the next item, a blank line or a heading)."""
+    out, cur, in_code = [], [], False
+    for line in text.splitlines():
         if line.startswith("```"):
             in_code = not in_code
             continue
         if in_code or line.startswith("<!--"):
             continue
-        for m in FIGURE.finditer(line):
-            ctx = line[max(0, m.start() - 12): m.end() + 12]
-            if any(p in ctx for p in NOT_MEASURED):
-                continue
-            out.append("%s   [%s]" % (line.strip()[:160], m.group(0)))
+        item = re.match(r"\s*(?:[-*]|\d+\.) ", line) or line.startswith("#") or line.startswith("|")
+        if not line.strip() or item:
+            if cur:
+                out.append(cur)
+            cur = [line] if line.strip() else []
+        else:
+            cur.append(line)
+    if cur:
+        out.append(cur)
+    return out
+
+
+def stray_figures(text):
+    """Lines outside the generated blocks with a measured-looking figure (FIGURE), unless the phrase
+    is a setting or target (NOT_MEASURED) or their paragraph or list item cites a record (CITES_RECORD)."""
+    out = []
+    for unit in units(outside_blocks(text)):
+        if CITES_RECORD.search(" ".join(unit)):
+            continue
+        for line in unit:
+            for m in FIGURE.finditer(line):
+                ctx = line[max(0, m.start() - 12): m.end() + 12]
+                if any(p in ctx for p in NOT_MEASURED):
+                    continue
+                out.append("%s   [%s]" % (line.strip()[:160], m.group(0)))
+    return out
+
+
+# file paths named in the documents: every one must exist, unless its line says it is gone
+PATH = re.compile(r"(?<![\w./-])((?:src|include|python|share|tests|docs|examples|\.ci)/[\w./+-]*[\w/])(?![\w<*{-])")
+GONE = re.compile(r"\b(?:removed|is gone|are gone|renamed|moved|replaced)\b|\bnow `|\(now\b|, now\b|\bthen `|\bis now\b", re.I)
+
+
+def missing_paths(text, root=None):
+    """(line, path) of the file paths a document names that do not exist in the tree (placeholders
+    with <, *, { left aside), unless the line says the file is gone or where it went"""
+    root = Path(root or ROOT)
+    out = []
+    for line in text.splitlines():
+        for m in PATH.finditer(line):
+            p = m.group(1).rstrip(".")
+            if not (root / p).exists() and not GONE.search(line):
+                out.append((line.strip()[:160], p))
     return out
 
 
