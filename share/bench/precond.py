@@ -132,15 +132,11 @@ def plan(args, R, T, paired):
         for order in (args.orderings.split(",") if factor else ["natural"]):
             for colors in (args.colors.split(",") if factor and order == "cmrcm" and args.colors else [None]):
                 for typ in types:
-<<<<<<< HEAD
                     if solve not in BLOCKS or typ == "aijhybrid":
                         out.append((solve, order, colors, typ, "layout", args.pc_only))
-=======
-                    out.append((solve, order, colors, typ, "layout", args.pc_only))
-                if factor and T > 1 and not args.no_choices:  # the fixed alternatives of the measured choice (PCApply only)
+                if factor and T > 1 and not args.no_choices and solve not in BLOCKS:  # the fixed alternatives of the measured choice (PCApply only)
                     for fixed in FIXED_SOLVES:
                         out.append((solve, order, colors, "aijhybrid:%s" % fixed, "layout", True))
->>>>>>> 0c7dcd7 (Measured choices of the products by the measured-choice rule: software prefetch and thread 0's task share (compared with share 1), audited against their fixed alternatives in the benchmarks)
                 if paired and solve in PAIRED_SOLVES and order == "natural" and not colors:
                     out.append((solve, order, colors, "aij@%dx1" % (R * T), "pair", args.pc_only))
                 if paired and factor and solve not in BLOCKS:
@@ -248,12 +244,9 @@ def measure(args):
                 ksp.setUp()
                 ksp.getPC().setUpOnBlocks()
                 setup_s = MPI.Wtime() - t0
-<<<<<<< HEAD
                 if solve in BLOCKS:
                     ph.set_factor_blocks(A, "none")
-=======
                 opts.delValue("mat_aijhybrid_factor_solve")
->>>>>>> 0c7dcd7 (Measured choices of the products by the measured-choice rule: software prefetch and thread 0's task share (compared with share 1), audited against their fixed alternatives in the benchmarks)
                 x.set(0.0)
                 if pc_only:
                     ksp.setTolerances(max_it=2)
