@@ -47,6 +47,8 @@ BAD_OPTIONS = [
     ("factor_solve", "bogus", ["'bogus'", "one of auto, threaded, serial"]),
     ("factor_solve", "1", ["'1'", "one of auto, threaded, serial"]),
     ("factor_check", "maybe", ["'maybe'", BOOLEAN]),
+    ("factor_blocks", "bogus", ["'bogus'", "one of none, thread"]),
+    ("factor_blocks", "1", ["'1'", "one of none, thread"]),
 ]
 
 # several options at once, one of them bad: none is applied (each pair: options, message substrings)
@@ -57,6 +59,7 @@ BAD_SETS = [
     ([("prefetch", "0"), ("diffusion_tol", "0.5"), ("diffusion_max_it", "x")], ["-bad_mat_aijhybrid_diffusion_max_it"]),
     ([("num_threads", "3"), ("num_thread", "3")], ["Unknown option -bad_mat_aijhybrid_num_thread"]),
     ([("sor_serial", "1"), ("factor_check", "1"), ("factor_solve", "sometimes")], ["-bad_mat_aijhybrid_factor_solve"]),
+    ([("factor_blocks", "thread"), ("factor_check", "maybe")], ["-bad_mat_aijhybrid_factor_check"]),
 ]
 
 # misspelt names: (name without -mat_aijhybrid_, substrings of the message)
