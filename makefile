@@ -5,6 +5,7 @@
 #   make test          install what is missing, build, run every test (pytest under mpiexec)
 #   make test-flavours the same builds and a test subset against PETSc complex / 64-bit / debug
 #   make test-harness  PETSc's KSP tutorials through its harness with -mat_type aijhybrid (test-harness-sf: with -sf_type nodeaware)
+#   make test-nodes    as root: 4 emulated hosts on this machine, the node-aware exchange counted on the wire, the model (docs/nodes.md)
 #   make               build the library, the examples and the unit tests
 #   make install PREFIX=/opt/aijhybrid
 #   make manpages      the manual pages docs/manual/ from the /*@ ... @*/ comments (tests/test_manpages.py checks them)
@@ -241,6 +242,26 @@ test-sanitizers: test-asan test-valgrind test-races
 fuzz: setup
 	@$(MAKE) --no-print-directory -C $(TOP) all
 	cd $(TOP) && AIJHYBRID_BUILD=$(BUILD) $(PYTHON) tests/fuzz_driver.py --examples $(FUZZ_EXAMPLES) --ranks $(FUZZ_RANKS) $(FUZZ_ARGS)
+
+# ---- several nodes on one machine (docs/nodes.md), as root: emulated hosts (network + UTS namespaces on a
+# private bridge, a tc rate limit per host), Open MPI launching ranks into them through share/nodes/agent.sh
+#   make test-nodes    PETSc's SF tests across the hosts; MatMult and CG + Jacobi of the benchmark matrices with basic
+#                      and nodeaware PetscSFs at 4 hosts x {2x1, 1x2}, counted on the wire against the plan and timed
+#                      at two rates; the performance model fitted and validated (NODES_ARGS: --rate 1gbit --slow-rate
+#                      100mbit --hosts 4 ...); result in $(NODES_OUT)/nodes.json. Refuses (exit 2) without root or namespaces.
+#   make test-slurm    the share/slurm/ templates under a local SLURM whose nodes are the emulated hosts (SLURM_ARGS)
+NODES_OUT  ?= $(BUILD)/nodes
+NODES_ARGS ?=
+SLURM_ARGS ?=
+.PHONY: test-nodes test-slurm
+test-nodes: setup
+	@bash $(TOP)/share/nodes/setup.sh
+	@$(MAKE) --no-print-directory -C $(TOP) all
+	cd $(TOP) && AIJHYBRID_PYTHON=$(PYTHON) $(PYTHON) share/nodes/nodes.py full --build $(BUILD) --json $(NODES_OUT)/nodes.json $(NODES_ARGS)
+test-slurm: setup
+	@bash $(TOP)/share/nodes/setup.sh slurm
+	@$(MAKE) --no-print-directory -C $(TOP) all
+	cd $(TOP) && AIJHYBRID_PYTHON=$(PYTHON) $(PYTHON) share/nodes/slurm.py --build $(BUILD) --out $(NODES_OUT)/slurm $(SLURM_ARGS)
 
 # ---- records (docs/testing.md, "Records and CI"): every figure the documents quote, regenerated with its provenance
 #   make records          every record (tests of every configuration, sanitizers, fuzzing, PETSc's harness,

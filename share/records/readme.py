@@ -449,6 +449,21 @@ def render_summary(ctx):
     return head + "\n\n" + summary_table(d)
 
 
+def nodes_block(record_name, fn):
+    """a block of docs/nodes.md (share/nodes/blocks.py renders it from the record)"""
+
+    def render(ctx):
+        d, why = ctx.doc(record_name)
+        if d is None:
+            return NONE
+        return fn(d, provenance(d, "share/results/%s.json" % record_name))
+
+    return render
+
+
+sys.path.insert(0, str(ROOT / "share" / "nodes"))
+import blocks as nodes_blocks  # noqa: E402
+
 RENDERERS = {
     "summary": render_summary,
     "tests": render_tests,
@@ -463,6 +478,10 @@ RENDERERS = {
     "bench-rowcost": bench_block("rowcost", "table"),
     "bench-taskshare": bench_block("taskshare", "table"),
     "bench-nodeaware": bench_block("nodeaware", "exchange"),
+    "nodes": nodes_block("nodes", nodes_blocks.render_wire),
+    "nodes-times": nodes_block("nodes", nodes_blocks.render_times),
+    "nodes-cluster": nodes_block("nodes", nodes_blocks.render_cluster),
+    "nodes-slurm": nodes_block("nodes-slurm", nodes_blocks.render_slurm),
 }
 
 

@@ -17,6 +17,9 @@ Groups and records (names are stable; the PETSc version is in each record):
   harness    harness-default (PETSc's harness: KSP tutorials and tests, SNES tutorials, Mat tests,
              with and without the plugin), harness-sf (PETSc's SF and VecScatter tests and its KSP and
              SNES tutorials with -sf_type nodeaware against basic: make test-harness-sf)
+  nodes      nodes (make test-nodes, as root: emulated hosts, the node-aware exchange counted on the wire,
+             times at two rates, the performance model: share/nodes/nodes.py full), nodes-slurm (make
+             test-slurm: the share/slurm/ templates under a local SLURM on the emulated hosts)
   bench      bench-<config> for run quick claims full rowcost taskshare nodeaware (share/results/bench/<config>.json:
              the driver's record with a meta block), bench-precond (share/bench/precond.py: the
              preconditioners, share/results/bench/precond.json); --bench no skips them, --bench-scale S < 1
@@ -320,6 +323,26 @@ def piece_precond(name, args):
     return m, None, sec, True  # written in place
 
 
+def piece_nodes(kind):
+    """make test-nodes / make test-slurm (share/nodes/): their JSON summary is the result"""
+    target, out = {"nodes": ("test-nodes", "nodes.json"), "slurm": ("test-slurm", "slurm/slurm.json")}[kind]
+
+    def run(name, args):
+        d = ROOT / "build" / "records" / name
+        js = d / out
+        if js.exists():
+            js.unlink()
+        m = record.meta(name, "all", "/usr/lib/petsc", "", "make " + target)
+        rc, sec, text = run_logged(name, ["make", target, "NODES_OUT=%s" % d])
+        if not js.exists():
+            return m, {"error": "no summary from make %s (exit %d)%s" % (target, rc, ": cannot emulate hosts here" if rc == 2 else "")}, sec, False
+        res = json.loads(js.read_text())
+        res["exit_code"] = rc
+        return m, res, sec, True
+
+    return run
+
+
 def pieces():
     P = [("test-default", "tests", piece_tests_default)]
     P += [("test-%s" % f, "tests", piece_flavour(f)) for f in FLAVOURS]
@@ -328,6 +351,7 @@ def pieces():
     P += [("hardening-%s" % k, "hardening", piece_hardening(k)) for k in ("asan", "valgrind", "races")]
     P += [("fuzz-default", "fuzz", piece_fuzz(None, None)), ("fuzz-latest", "fuzz", piece_fuzz(latest_prefix, "latest"))]
     P += [("harness-default", "harness", piece_harness), ("harness-sf", "harness", piece_harness_run("sf", HARNESS_SF_SEARCH))]
+    P += [("nodes", "nodes", piece_nodes("nodes")), ("nodes-slurm", "nodes", piece_nodes("slurm"))]
     P += [("bench-%s" % c, "bench", piece_bench(c)) for c in BENCH_CONFIGS]
     P += [("bench-precond", "bench", piece_precond)]
     return P

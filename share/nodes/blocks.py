@@ -1,0 +1,101 @@
+"""The generated blocks of docs/nodes.md, from the records nodes and nodes-slurm (share/records/readme.py
+calls these; make records makes the records). No PETSc here.
+
+  nodes          the plan's messages and bytes against the wire, per matrix, layout and exchange
+  nodes-times    MatMult and CG + Jacobi times at both rates, the model's predictions beside them, targets
+  nodes-cluster  the model's predictions for the stated cluster: where node-aware and hybrid layouts win
+  nodes-slurm    the share/slurm/ templates under a local SLURM
+"""
+
+VLABEL = {"aij": "aij, basic", "aij_nodeaware": "aij, nodeaware", "hybrid": "aijhybrid, basic", "hybrid_nodeaware": "aijhybrid, node-aware"}
+
+
+def _rows(n):
+    return "%.3g x 10^6" % (n / 1e6) if n >= 1e5 else str(n)
+
+
+def _f(v, fmt="%.2f"):
+    return "-" if v is None else fmt % v
+
+
+def render_wire(d, head):
+    r = d["result"]
+    if "error" in r:
+        return head + "\n\nThe run did not complete: %s" % r["error"]
+    c = r["constants"]
+    lines = [head, "", "Per exchange (one MatMult), all hosts; wire = TCP data segments and their Ethernet frame bytes counted on the hosts' interfaces, "
+             "minus an idle window; payload = frame bytes - %d per segment; expected = plan + %d bytes per message (Open MPI's headers). "
+             "Pure ACKs are counted apart. Hosts %d, rate %s; load average %s at the start." % (c["segment_overhead_bytes"], c["mpi_header_bytes"], r["hosts"], r["rate"],
+                                                                                             ", ".join("%.1f" % x for x in r.get("load_average_start", []))), "",
+             "| run | matrix | rows | exchange | plan msgs | wire segments | max per host pair | plan bytes | wire payload | vs plan | ACKs |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for row in r.get("rows", []):
+        if row["run"].startswith("onhost") or row["variant"] not in ("aij", "aij_nodeaware", "hybrid_nodeaware"):
+            continue
+        lines.append("| %s | %s | %s | %s | %d | %s | %s | %d | %.0f | %s | %s |" % (
+            row["run"], row["matrix"], _rows(row["rows"]), VLABEL[row["variant"]], row["plan_msgs"], _f(row["wire_segments"], "%.1f"), _f(row["max_pair_segments"], "%.0f"),
+            row["plan_bytes"], row["wire_payload"], "%+.2f%%" % (100 * row["payload_vs_plan"]) if row.get("payload_vs_plan") is not None else "-", _f(row["wire_acks"], "%.1f")))
+    sf = r.get("sf_tests") or []
+    if sf:
+        lines += ["", "PETSc's SF tests across the hosts (%d runs, basic and nodeaware): %d pass, %d listed exceptions (%s), %d fail." % (
+            len(sf), sum(s["status"] == "pass" for s in sf), sum(s["status"] == "exception" for s in sf),
+            ", ".join(sorted({"%s %s" % (s["example"], s["sf_type"]) for s in sf if s["status"] == "exception"})) or "none", sum(s["status"] == "fail" for s in sf))]
+    bad = [x for x in r.get("checks", []) if not x["ok"]]
+    lines += ["", "Checks: %d, failed %d%s" % (len(r.get("checks", [])), len(bad), (": " + "; ".join("%s (%s)" % (x["check"], x["detail"]) for x in bad[:8])) if bad else ".")]
+    return "\n".join(lines)
+
+
+def render_times(d, head):
+    r = d["result"]
+    m = r.get("model") or {}
+    if "error" in r or not m or "error" in m:
+        return head + "\n\nNo model in this record: %s" % (r.get("error") or m.get("error") or "not fitted")
+    lines = [head, "", "Medians of %s interleaved rounds (variants alternated A B C D D C B A); the hosts share this machine's cores, which other jobs shared too (load average %s at the start, %s at the end): "
+             "indicative only. Model: fitted = o, o_s fitted to that row among others; prediction = not used in the fit." % (
+                 r["runs"][0].get("rounds") if r.get("runs") else "-", ", ".join("%.1f" % x for x in r.get("load_average_start", [])), ", ".join("%.1f" % x for x in r.get("load_average_end", []))), "",
+             "| run | rate | matrix | variant | MatMult ms | model ms | error | role | CG solve s | model s | error |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for v in m["validation"]:
+        lines.append("| %s | %s | %s | %s | %.2f | %.2f | %+.0f%% | %s | %s | %s | %s |" % (
+            v["run"], v["rate"], v["matrix"], VLABEL.get(v["variant"], v["variant"]), 1e3 * v["mult_s"], 1e3 * v["mult_pred_s"], 100 * v["mult_err"], v["mult_role"],
+            _f(v["cg_solve_s"], "%.3f"), _f(v["cg_pred_s"], "%.3f"), "%+.0f%%" % (100 * v["cg_err"]) if v["cg_err"] is not None else "-"))
+    w = m["within_25"]
+    q = m["params_here"]
+    lines += ["", "Within 25%%: MatMult %d of %d fitted rows, %d of %d predicted; CG solves %d of %d (all predicted)." % (tuple(w["mult_fit"]) + tuple(w["mult_pred"]) + tuple(w["cg"])),
+              "Parameters of the emulated hosts: network L %.3g ms per phase, o %.3g ms per message; shared memory L_s %.3g ms, o_s %.3g ms; CPU %.3g ns per nonzero "
+              "and %.3g ms per rank and product (all hosts on this machine's cores); a host's bandwidth %s MB/s (probe, per rate; stated B_s %.3g GB/s)." % (
+                  1e3 * q["L"], 1e3 * q["o"], 1e3 * q["L_s"], 1e3 * q["o_s"], 1e9 * q["tau"], 1e3 * q["kappa"],
+                  ", ".join("%.3g at %.3g Mbit/s" % (v / 1e6, float(k) / 1e6) for k, v in sorted(q.get("B_all", {}).items(), key=lambda kv: -float(kv[0]))), q["B_s"] / 1e9)]
+    ts = r.get("targets") or []
+    if ts:
+        lines += ["", "Targets evaluated on this record:", ""] + ["- %s: %s (%s)" % ("met" if t["met"] else "**missed**", t["target"], t["value"]) for t in ts]
+    return "\n".join(lines)
+
+
+def render_cluster(d, head):
+    r = d["result"]
+    m = r.get("model") or {}
+    if not m or "error" in m:
+        return head + "\n\nNo model in this record."
+    q = m["params_cluster"]
+    lines = [head, "", "Cluster: %s; network latency %.3g us, %.3g us per message and rank, %.3g us per message of a node's NIC; shared memory %.3g GB/s; %.3g ns per nonzero and core; %.0f GB/s of memory per node. "
+             "Weak scaling: 2^20 rows per node; strong: 2^24 rows. Times per CG + Jacobi iteration." % (
+                 q["name"], 1e6 * q["L"], 1e6 * q["o"], 1e6 * q["g_nic"], q["B_s"] / 1e9, 1e9 * q["t_nz"], q["B_mem"] / 1e9), "",
+             "| scaling | matrix | nodes | best layout | ms per CG iteration | 64x1 nodeaware vs basic | best layout with threads | vs 64x1 basic |", "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    import model
+
+    for s in model.cluster_summary(m["cluster"]):
+        lines.append("| %s | %s | %d | %s | %.3g | %s | %s | %.2fx |" % (s["scaling"], s["matrix"], s["nodes"], s["best"], 1e3 * s["best_cg_it_s"],
+                                                                     "%.2fx" % s["nodeaware_64x1_gain"] if s["nodeaware_64x1_gain"] else "-", s["best_hybrid"], s["hybrid_gain"]))
+    return "\n".join(lines)
+
+
+def render_slurm(d, head):
+    r = d["result"]
+    if "error" in r and not r.get("templates"):
+        return head + "\n\nThe run did not complete: %s" % r["error"]
+    lines = [head, "", "%s; nodes %s; matrices scaled by %g." % (r.get("slurm", "SLURM"), ", ".join("%s (%s)" % kv for kv in sorted((r.get("nodes") or {}).items())), r.get("scale", 0)), "",
+             "| template | job | exit | record | time |", "| --- | --- | --- | --- | --- |"]
+    for t, x in sorted(r.get("templates", {}).items()):
+        lines.append("| `share/slurm/%s.sbatch` | %s | %d | %s | %.0f s |" % (t, x["job"] or "-", x["sbatch_exit"], ("written: " if x["ok"] else "**missing or incomplete**: ") + x["detail"], x["seconds"]))
+    lines += ["", "Not exercised:", ""] + ["- " + s for s in r.get("not_exercised", [])]
+    return "\n".join(lines)

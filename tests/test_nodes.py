@@ -1,0 +1,145 @@
+"""Several nodes on one machine (share/nodes/, docs/nodes.md, make test-nodes).
+
+Without root (or where network namespaces, veth pairs, UTS namespaces or tc are not available) the
+tests that need emulated hosts are skipped, with the reason. With them:
+
+- the short check of make test-nodes (share/nodes/nodes.py quick, about half a minute): 4 emulated
+  hosts, each rank's host name and MPI_COMM_TYPE_SHARED group, a message inside a host off the wire
+  and one between hosts on it; the halo exchange of a 7-point Poisson and a power-law matrix at
+  4 hosts x 2 ranks with basic and nodeaware PetscSFs (node detection by host name): TCP data
+  segments per host pair counted on the hosts' interfaces equal the plan's messages (every message is
+  one segment at these sizes), the bytes equal the plan's plus Open MPI's and TCP/IP's headers, and
+  nodeaware sends at most one message per host pair;
+- an interrupted run (SIGTERM while the hosts are up) leaves no namespace, link or process behind.
+
+Always: the predictions of the wire (segments and bytes of a message) and the performance model's
+communication patterns (share/nodes/model.py) against patterns built from the benchmark matrices'
+own generators.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "share" / "nodes"))
+sys.path.insert(0, str(ROOT / "python"))
+import hosts  # noqa: E402
+import model  # noqa: E402
+import nodes  # noqa: E402
+
+import mpirun  # noqa: E402
+
+PYTHON = mpirun.PYTHON
+
+
+@pytest.fixture(scope="module")
+def emulation():
+    why = hosts.unsupported_reason()
+    if why:
+        pytest.skip("no emulated hosts here: %s" % why)
+    return True
+
+
+def test_quick_wire_counts_match_the_plan(emulation, tmp_path):
+    out = tmp_path / "quick.json"
+    p = subprocess.run([PYTHON, str(ROOT / "share" / "nodes" / "nodes.py"), "quick", "--build", str(mpirun.BUILD), "--json", str(out)],
+                       capture_output=True, text=True, timeout=900)
+    assert out.exists(), p.stdout[-4000:] + p.stderr[-4000:]
+    d = json.loads(out.read_text())
+    bad = [c for c in d["checks"] if not c["ok"]]
+    assert not bad and p.returncode == 0, json.dumps(bad, indent=1) + p.stdout[-3000:]
+    names = {c["check"] for c in d["checks"]}
+    for m in ("poisson7", "powerlaw"):
+        for v in ("aij", "aij_nodeaware", "hybrid_nodeaware"):
+            assert "counts-2x1 %s %s 2x1: data segments per host pair = plan's messages" % (m, v) in names
+    rows = {(r["matrix"], r["variant"]): r for r in d["rows"]}
+    # the power-law graph: 48 rank pairs across hosts for basic, 12 host pairs for nodeaware (4 x 3)
+    pl_b, pl_n = rows[("powerlaw", "aij")], rows[("powerlaw", "aij_nodeaware")]
+    assert pl_b["wire_segments"] == pl_b["plan_msgs"] > pl_n["wire_segments"] == pl_n["plan_msgs"] == pl_n["host_pairs_with_traffic"] <= 12
+    assert pl_n["max_pair_segments"] == 1
+    # the aijhybrid matrix's node-aware exchange sends what PETSc's MatMult on a nodeaware SF sends
+    assert rows[("powerlaw", "hybrid_nodeaware")]["wire_segments"] == pl_n["wire_segments"]
+    assert not hosts.our_namespaces() and not hosts.our_links()
+
+
+def test_interrupted_run_leaves_nothing(emulation):
+    p = subprocess.Popen([PYTHON, str(ROOT / "share" / "nodes" / "nodes.py"), "run", "--hosts", "2", "--ranks-per-host", "1", "--", "sleep", "120"],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    t0 = time.time()
+    while time.time() - t0 < 120:  # the hosts are up and mpirun started the ranks
+        if len(hosts.our_namespaces()) == 2 and all(subprocess.run(["ip", "netns", "pids", n], capture_output=True, text=True).stdout.split() for n in hosts.our_namespaces()):
+            break
+        time.sleep(0.5)
+    else:
+        p.kill()
+        pytest.fail("the hosts did not come up:\n" + p.communicate()[0][-3000:])
+    time.sleep(1.0)
+    p.send_signal(signal.SIGTERM)
+    out = p.communicate(timeout=120)[0]
+    assert p.returncode == 130, out[-3000:]
+    assert "interrupted" in out
+    assert not hosts.our_namespaces() and not hosts.our_links(), (hosts.our_namespaces(), hosts.our_links())
+
+
+# ------------------------------------------------------------------------------------------------
+# no root needed
+
+
+def test_wire_prediction_of_a_message():
+    # one segment up to MSS - header, then one more per MSS
+    assert nodes.segments(0) == (1, nodes.HDR + hosts.SEG_OVERHEAD)
+    assert nodes.segments(hosts.MSS - nodes.HDR) == (1, hosts.MSS + hosts.SEG_OVERHEAD)
+    assert nodes.segments(hosts.MSS - nodes.HDR + 1)[0] == 2
+    pred = nodes.host_pair_prediction([(0, 2, 800), (1, 2, 800), (1, 3, 8)], [0, 0, 1, 1], "basic")
+    assert pred == {(0, 1): [3, 1608, 3, 1608 + 3 * (nodes.HDR + hosts.SEG_OVERHEAD)]}
+
+
+def ghost_pattern_from_generator(name, rows, size, nodes_of, **params):
+    """the inter-node messages of one forward exchange, from the matrix generator's rows (no PETSc):
+    basic [(q, r, entries)] and nodeaware [(M, N, entries)]"""
+    from aijhybrid_bench import matrices
+    from aijhybrid_bench.matrices._assemble import ownership
+
+    gen = matrices._generator(name, rows, 0, params)
+    n = gen.nrows
+    ranges = [ownership(n, size, r)[0] for r in range(size)] + [n]
+    need = []
+    for r in range(size):
+        cols = set()
+        for chunk in gen.local_chunks(ranges[r], ranges[r + 1]):
+            cols.update(int(c) for c in np.asarray(chunk[1]).ravel().tolist())
+        need.append(sorted(c for c in cols if not ranges[r] <= c < ranges[r + 1]))
+    pairs, unions = {}, {}
+    for r in range(size):
+        for g in need[r]:
+            q = int(np.searchsorted(ranges, g, side="right") - 1)
+            if nodes_of[q] != nodes_of[r]:
+                pairs[(q, r)] = pairs.get((q, r), 0) + 1
+                unions.setdefault((nodes_of[q], nodes_of[r]), set()).add(g)
+    return sorted((q, r, c) for (q, r), c in pairs.items()), sorted((a, b, len(u)) for (a, b), u in unions.items())
+
+
+@pytest.mark.parametrize("rows,size,ppn", [(1728, 8, 2), (4096, 16, 4), (32768, 32, 8)])
+def test_stencil_pattern_model_is_exact(rows, size, ppn):
+    """the model's 7-point Poisson pattern (intervals of planes) = the generator's, message by message totals"""
+    nodes_of = [r // ppn for r in range(size)]
+    basic, na = ghost_pattern_from_generator("poisson7", rows, size, nodes_of)
+    pat = model.stencil_pattern(round(rows ** (1 / 3)), size, ppn)
+    assert pat["basic_inter_msgs"] == len(basic) and pat["basic_inter_entries"] == sum(c for _, _, c in basic)
+    assert pat["na_inter_msgs"] == len(na) and pat["na_inter_entries"] == sum(c for _, _, c in na)
+    # the busiest node: its outgoing inter-node messages and entries
+    for kind, msgs, key in (("basic", basic, lambda m: nodes_of[m[0]]), ("na", na, lambda m: m[0])):
+        per = {}
+        for m in msgs:
+            e = per.setdefault(key(m), [0, 0])
+            e[0] += 1
+            e[1] += m[2]
+        assert pat[kind + "_max_node"] == max(map(tuple, per.values()), key=lambda e: (e[1], e[0]), default=(0, 0))
