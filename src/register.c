@@ -76,6 +76,7 @@ PetscErrorCode MatAIJHybridInitializePackage(void)
   PetscCall(PetscLogEventRegister("AIJHybMult", MAT_CLASSID, &MATAIJHYBRID_Mult));
   PetscCall(PetscLogEventRegister("AIJHybMultTransp", MAT_CLASSID, &MATAIJHYBRID_Transpose));
   PetscCall(PetscLogEventRegister("AIJHybSOR", MAT_CLASSID, &MATAIJHYBRID_SOR));
+  PetscCall(PetscLogEventRegister("AIJHybHaloSetUp", MAT_CLASSID, &MATAIJHYBRID_HaloSetUp));
   PetscCall(MatAIJHybridFactorRegister());   /* threaded solves of ILU/ICC factors (src/factor/factor.c) */
   PetscCall(MatAIJHybridOrderingRegister()); /* the "cmrcm" ordering (src/factor/ordering.c) */
   PetscCall(AIJHybridQueryThreadLevel());

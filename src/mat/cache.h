@@ -100,12 +100,13 @@ typedef struct {
 
 /* the halo exchange of an mpiaijhybrid matrix: roots the owned columns, leaves the ghosts 0..nghost-1 */
 typedef struct {
-  PetscSF      sf;
-  PetscInt     nghost;
-  Mat          block;           /* the off-diagonal block it was built for (referenced) */
-  PetscBool    node_aware;      /* it was built with the type forced to nodeaware */
-  PetscInt     node_size;       /* ... and this node size (0: the SF's own choice) */
-  PetscScalar *ghost, *ghost_t; /* ghost values (forward) and ghost contributions (transpose) */
+  PetscSF          sf;
+  PetscInt         nghost;
+  Mat              block;           /* the off-diagonal block it was built for (referenced) */
+  PetscBool        node_aware;      /* it was built with the type forced to nodeaware */
+  PetscInt         node_size;       /* ... and this node size (0: the SF's own choice) */
+  PetscScalar     *ghost, *ghost_t; /* ghost values (forward) and ghost contributions (transpose) */
+  PetscObjectState nzstate;         /* the matrix's nonzero state it was last checked for (prepare.c) */
 } AIJHybridHalo;
 
 /* cache.c */

@@ -66,10 +66,13 @@ static PetscErrorCode MatAIJHybridResetThreadTimes_AIJHybrid(Mat A)
 
 static PetscErrorCode MatAIJHybridGetHaloSF_AIJHybrid(Mat A, PetscSF *sf)
 {
-  Mat_AIJHybrid *ctx;
+  Mat_AIJHybrid    *ctx;
+  AIJHybridPrepared p;
 
   PetscFunctionBegin;
   PetscCall(MatAIJHybridGetContext(A, &ctx));
+  PetscCheck(A->assembled, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "Not for unassembled matrix");
+  PetscCall(MatAIJHybridPrepare(A, ctx, PETSC_FALSE, &p)); /* the exchange is built at the first use after an assembly: maybe now */
   *sf = ctx->cache.halo.sf;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -83,7 +86,11 @@ static PetscErrorCode MatAIJHybridGetExchangeStats_AIJHybrid(Mat A, PetscSFNodeA
   PetscFunctionBegin;
   PetscCall(MatAIJHybridGetContext(A, &ctx));
   PetscCheck(A->assembled, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONGSTATE, "Not for unassembled matrix");
-  if (ctx->cache.halo.sf) PetscCall(MatAIJHybridHaloUpdate(&ctx->cache.halo, A, PETSC_FALSE, ctx->set.node_aware, ctx->set.node_size));
+  {
+    AIJHybridPrepared p;
+
+    PetscCall(MatAIJHybridPrepare(A, ctx, PETSC_FALSE, &p)); /* the exchange as the products use it */
+  }
   nodeaware = PETSC_FALSE;
   if (ctx->cache.halo.sf) PetscCall(PetscObjectTypeCompare((PetscObject)ctx->cache.halo.sf, PETSCSFNODEAWARE, &nodeaware));
   if (nodeaware) {
@@ -223,7 +230,7 @@ PetscErrorCode MatAIJHybridResetThreadTimes(Mat A)
 /*@
   MatAIJHybridGetHaloSF - Gets the `PetscSF` of the halo exchange of a `MATAIJHYBRID` matrix
 
-  Not Collective
+  Collective
 
   Input Parameter:
 . A - an assembled `MATAIJHYBRID` matrix
@@ -235,7 +242,11 @@ PetscErrorCode MatAIJHybridResetThreadTimes(Mat A)
 
   Level: intermediate
 
-  Note:
+  Notes:
+  The exchange is built, by all ranks together, at the first use of the matrix after an assembly
+  that changed its nonzero pattern: a product, `MatSOR()`, a right `MatDiagonalScale()`, `MatView()`
+  or this call.
+
   Its type is `PETSCSFNODEAWARE` with `MatAIJHybridSetNodeAware()` (`-mat_aijhybrid_node_aware`),
   otherwise the one `-sf_type` gave when it was built (default `PETSCSFBASIC`). `PetscSFView()`
   shows it, with the nodes and message counts of a node-aware one.

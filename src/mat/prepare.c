@@ -1,17 +1,57 @@
 /*
    The one step that makes the caches of an aijhybrid matrix valid for its current pattern and
-   parameters: at assembly end (collective: the halo exchange is rebuilt where the ghost pattern
-   changed on some rank) and before every product and MatSOR (local: the exchange is only checked).
+   parameters, in two kinds:
+     assembly (MatAssemblyEnd, a conversion, settings taken over): the thread partitions of the
+       blocks, which are local and cheap; nothing that communicates but counting the ranks of the
+       communicator on the node, once per communicator;
+     use (every product, MatSOR, MatDiagonalScale, and what views or hands out the exchange): the
+       same, and first the halo exchange. The exchange is checked, and rebuilt where the ghost
+       pattern changed on some rank, by all ranks together the first time the matrix is used after
+       its nonzero state changed: A->nonzerostate is the same on every rank (MPIAIJ's assembly
+       sums it over the ranks), and these operations are collective, so every rank decides alike
+       and at the same call. The intermediate matrices of a preconditioner's setup (products,
+       transposes, graphs) that are never multiplied never build one.
    MatCreateVecs (vecs.c) needs only the diagonal partition and updates that alone. A seqaijhybrid
    matrix is the case without an off-diagonal block and exchange.
 */
 #include "aijhybridimpl.h"
 
+PetscLogEvent MATAIJHYBRID_HaloSetUp;
+
+/*
+  the halo exchange of the mpiaijhybrid matrix A (off-diagonal block Ao) valid: collective when A's
+  nonzero state changed since it was last checked (on every rank alike), local otherwise
+*/
+static PetscErrorCode HaloEnsure(Mat A, Mat_AIJHybrid *ctx, Mat Ao)
+{
+  AIJHybridCaches *c      = &ctx->cache;
+  const PetscInt   nghost = Ao->cmap->n;
+
+  PetscFunctionBegin;
+  if (!c->halo.sf || c->halo.nzstate != A->nonzerostate) {
+    PetscMPIInt local[2], global[2];
+
+    PetscCall(PetscLogEventBegin(MATAIJHYBRID_HaloSetUp, A, 0, 0, 0));
+    local[0] = (PetscMPIInt)(Ao != c->halo.block || nghost != c->halo.nghost || !c->halo.sf); /* changed here */
+    local[1] = (PetscMPIInt)(nghost > 0);                                                     /* has ghosts */
+    PetscCallMPI(MPI_Allreduce(local, global, 2, MPI_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
+    c->has_offproc = (PetscBool)global[1];
+    PetscCall(MatAIJHybridHaloUpdate(&c->halo, A, (PetscBool)global[0], ctx->set.node_aware, ctx->set.node_size));
+    c->halo.nzstate = A->nonzerostate;
+    PetscCall(PetscLogEventEnd(MATAIJHYBRID_HaloSetUp, A, 0, 0, 0));
+  } else {
+    PetscCheck(Ao == c->halo.block && nghost == c->halo.nghost, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The off-diagonal block of this %s matrix changed without MatAssemblyEnd(); call MatAssemblyBegin/End() after changing the matrix", MATMPIAIJHYBRID);
+    PetscCall(MatAIJHybridHaloUpdate(&c->halo, A, PETSC_FALSE, ctx->set.node_aware, ctx->set.node_size)); /* node-aware switched, or node size changed, since it was built (logically collective settings) */
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*
   MatAIJHybridPrepare - the blocks, parameters, mode and diagonal partition a product of A runs
-  with, every partition built for them. collective: at assembly, on every rank.
+  with, every partition built for them. assembly: at assembly (no exchange, no mode: p->mode and
+  p->dpart are those of vector mode); otherwise before a use of A (collective, see above).
 */
-PetscErrorCode MatAIJHybridPrepare(Mat A, Mat_AIJHybrid *ctx, PetscBool collective, AIJHybridPrepared *p)
+PetscErrorCode MatAIJHybridPrepare(Mat A, Mat_AIJHybrid *ctx, PetscBool assembly, AIJHybridPrepared *p)
 {
   AIJHybridCaches *c = &ctx->cache;
 
@@ -20,27 +60,14 @@ PetscErrorCode MatAIJHybridPrepare(Mat A, Mat_AIJHybrid *ctx, PetscBool collecti
   p->Ao = NULL;
   if (ctx->info->mpi) {
     PetscCall(MatMPIAIJGetSeqAIJ(A, &p->Ad, &p->Ao, NULL));
-    if (collective) {
-      const PetscInt nghost = p->Ao->cmap->n;
-      PetscMPIInt    local[2], global[2];
-
-      local[0] = (PetscMPIInt)(p->Ao != c->halo.block || nghost != c->halo.nghost || !c->halo.sf); /* changed here */
-      local[1] = (PetscMPIInt)(nghost > 0);                                                        /* has ghosts */
-      PetscCallMPI(MPI_Allreduce(local, global, 2, MPI_INT, MPI_MAX, PetscObjectComm((PetscObject)A)));
-      c->has_offproc = (PetscBool)global[1];
-      PetscCall(MatAIJHybridHaloUpdate(&c->halo, A, (PetscBool)global[0], ctx->set.node_aware, ctx->set.node_size));
-    } else {
-      PetscCheck(c->halo.sf && p->Ao == c->halo.block && p->Ao->cmap->n == c->halo.nghost, PETSC_COMM_SELF, PETSC_ERR_PLIB,
-                 "The off-diagonal block of this %s matrix changed without MatAssemblyEnd(); call MatAssemblyBegin/End() after changing the matrix", MATMPIAIJHYBRID);
-      PetscCall(MatAIJHybridHaloUpdate(&c->halo, A, PETSC_FALSE, ctx->set.node_aware, ctx->set.node_size)); /* node-aware switched, or node size changed, since the assembly (logically collective settings) */
-    }
+    if (!assembly) PetscCall(HaloEnsure(A, ctx, p->Ao));
   }
-  if (collective) PetscCall(AIJHybridCountRanksOnNode(PetscObjectComm((PetscObject)A)));
+  if (assembly) PetscCall(AIJHybridCountRanksOnNode(PetscObjectComm((PetscObject)A)));
   MatAIJHybridContextCurrentParams(ctx, &p->params);
   PetscCall(AIJHybridCheckOversubscription((PetscObject)A, p->params.nthreads));
   PetscCall(MatAIJHybridRowPartUpdate(&c->diag, A, p->Ad, PETSC_FALSE, &p->params));
   if (p->Ao) PetscCall(MatAIJHybridRowPartUpdate(&c->offd, A, p->Ao, PETSC_TRUE, &p->params));
-  p->mode  = MatAIJHybridEffectiveMode(ctx, p->params.nthreads);
+  p->mode  = assembly ? MAT_AIJHYBRID_MODE_VECTOR : MatAIJHybridEffectiveMode(ctx, p->params.nthreads);
   p->dpart = &c->diag;
   if (p->mode == MAT_AIJHYBRID_MODE_TASK) {
     AIJHybridPartParams task = p->params;

@@ -65,6 +65,11 @@ PetscErrorCode MatAIJHybridView_Private(Mat A, PetscViewer viewer, Mat_AIJHybrid
   if (format != PETSC_VIEWER_ASCII_INFO && format != PETSC_VIEWER_ASCII_INFO_DETAIL) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)A), &rank));
+  if (A->assembled) { /* what a product would run with: the exchange and the mode's partitions (collective, as MatView() is) */
+    AIJHybridPrepared p;
+
+    PetscCall(MatAIJHybridPrepare(A, ctx, PETSC_FALSE, &p));
+  }
   switch (AIJHybridMPIThreadLevel) {
   case MPI_THREAD_SINGLE:
     level = "MPI_THREAD_SINGLE";
