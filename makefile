@@ -64,7 +64,7 @@ OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SRC))
 HDR := $(wildcard include/*.h src/*.h src/*/*.h src/*/*.inc)
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/ex*.c))
 # pure unit tests built from their sources (no plugin library): tests/unit/<name>.c
-PURE_UNIT := test_partition test_nodeplan test_veckernels test_levels test_cmrcm test_sor test_numeric test_choice test_blocks
+PURE_UNIT := test_partition test_nodeplan test_veckernels test_levels test_cmrcm test_sor test_numeric test_choice test_blocks test_csrentry
 # C tests built against PETSc alone (not linked with the plugin; they load it with -dll_append when asked)
 PETSC_UNIT := native_probe
 UNIT     := $(patsubst %,$(BUILD)/tests/%,$(PURE_UNIT) $(PETSC_UNIT)) $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(filter-out $(patsubst %,tests/unit/%.c,$(PURE_UNIT) $(PETSC_UNIT)),$(wildcard tests/unit/*.c)))
@@ -141,6 +141,11 @@ $(BUILD)/tests/native_probe: tests/unit/native_probe.c
 	@mkdir -p $(dir $@)
 	@echo "  CC   tests/unit/native_probe.c"
 	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) $< -o $@ $(LIBPETSC) -ldl
+# the setup concern (src/kernels/csrentry.h): entry-wise kernels of MatAXPY, MatScale, MatDiagonalScale, MatGetDiagonal
+$(BUILD)/tests/test_csrentry: tests/unit/test_csrentry.c tests/unit/unitcheck.h src/kernels/csrentry.h src/kernels/vec.h
+	@mkdir -p $(dir $@)
+	@echo "  CC   tests/unit/test_csrentry.c"
+	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) tests/unit/test_csrentry.c -o $@ $(LIBPETSC) $(OPENMP)
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/unitcheck.h $(LIBNAME) include/petscaijhybrid.h
 	@mkdir -p $(dir $@)
 	@echo "  CC   $<"

@@ -294,6 +294,10 @@ static PetscErrorCode MatAIJHybridStrip(Mat B)
   B->ops->createsubmatrices  = ctx->parentops.createsubmatrices;
   B->ops->destroysubmatrices = ctx->parentops.destroysubmatrices;
   B->ops->getinfo            = ctx->parentops.getinfo; /* the diagonal block's (src/mat/block.c) */
+  B->ops->axpy               = ctx->parentops.axpy;
+  B->ops->scale              = ctx->parentops.scale;
+  B->ops->diagonalscale      = ctx->parentops.diagonalscale;
+  B->ops->getdiagonal        = ctx->parentops.getdiagonal;
   PetscCall(MatAIJHybridContextDestroy(B));
   PetscCall(MatAIJHybridComposeSettings(B, PETSC_FALSE));
   PetscCall(MatAIJHybridComposeDiagnostics(B, PETSC_FALSE));
@@ -398,6 +402,10 @@ static PetscErrorCode MatConvert_AIJ_AIJHybrid(Mat A, MatType type, MatReuse reu
   if (ctx->parentops.sor) B->ops->sor = MatSOR_AIJHybrid;
   if (mpi && ctx->parentops.getdiagonalblock) B->ops->getdiagonalblock = MatGetDiagonalBlock_AIJHybrid;
   if (ctx->parentops.creategraph) B->ops->creategraph = MatCreateGraph_AIJHybrid;
+  if (ctx->parentops.axpy) B->ops->axpy = MatAXPY_AIJHybrid;
+  if (ctx->parentops.scale) B->ops->scale = MatScale_AIJHybrid;
+  if (ctx->parentops.diagonalscale) B->ops->diagonalscale = MatDiagonalScale_AIJHybrid;
+  if (ctx->parentops.getdiagonal) B->ops->getdiagonal = MatGetDiagonal_AIJHybrid;
   PetscCall(PetscObjectComposeFunction((PetscObject)B, info->to_base, MatConvert_AIJHybrid_AIJ));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, info->from_base, MatConvert_AIJ_AIJHybrid));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_anytype_C", MatProductSetFromOptions_AIJHybrid_Anytype));

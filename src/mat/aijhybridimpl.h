@@ -8,6 +8,10 @@
      matsor.c       MatSOR: thread-local sweeps
      vecs.c         MatCreateVecs: hybrid vectors with the matrix's threads and diagonal partition
      zerorows.c     MatZeroRows made safe from a use-after-free of SeqAIJ
+     axpy.c         MatAXPY: threaded sums of two matrices (same, subset and union patterns)
+     scale.c        MatScale, MatDiagonalScale: threaded scalings of the entries
+     diagonal.c     MatGetDiagonal: the diagonal found by the threads
+     entrywise.c    what those three share: threads and row partitions of an entry-wise operation
      matmat.c       products with other matrices (MatPtAP, ...) through AIJ's implementations
      settings.c     the -mat_aijhybrid_* options and the public Set/Get functions (composed)
      diagnostics.c  the public Get functions of what was measured or built (composed)
@@ -51,6 +55,16 @@ PETSC_INTERN PetscErrorCode MatSOR_AIJHybrid(Mat, Vec, PetscReal, MatSORType, Pe
 PETSC_INTERN PetscErrorCode MatCreateVecs_AIJHybrid(Mat, Vec *, Vec *);
 PETSC_INTERN PetscErrorCode MatZeroRows_AIJHybrid(Mat, PetscInt, const PetscInt[], PetscScalar, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_AIJHybrid_Anytype(Mat);
+PETSC_INTERN PetscErrorCode MatAXPY_AIJHybrid(Mat, PetscScalar, Mat, MatStructure);
+PETSC_INTERN PetscErrorCode MatScale_AIJHybrid(Mat, PetscScalar);
+PETSC_INTERN PetscErrorCode MatDiagonalScale_AIJHybrid(Mat, Vec, Vec);
+PETSC_INTERN PetscErrorCode MatGetDiagonal_AIJHybrid(Mat, Vec);
+
+/* entrywise.c: what the entry-wise operations (axpy.c, scale.c, diagonal.c) share */
+PETSC_INTERN PetscErrorCode MatAIJHybridEntryThreads(Mat_AIJHybrid *, PetscInt, PetscInt *);
+PETSC_INTERN PetscErrorCode MatAIJHybridEntryBounds(PetscInt, const PetscInt *, PetscInt, PetscInt **);
+PETSC_INTERN PetscErrorCode MatAIJHybridEntryBlocks(Mat, Mat_AIJHybrid *, Mat *, Mat *, const PetscInt **);
+PETSC_INTERN PetscErrorCode MatAIJHybridEntryPattern(Mat, PetscInt *, PetscInt *, const PetscInt **, const PetscInt **);
 
 /* settings.c, diagnostics.c, view.c */
 PETSC_INTERN const struct AIJHybridOptionTable_s MatAIJHybridOptionTable;
