@@ -184,6 +184,90 @@ def test_smoke_solves_and_vector_operations(smoke):
 
 
 @needs_build
+def test_smoke_setups(smoke):
+    """Preconditioner setups (aijhybrid_bench.pcsetup): CG + GAMG and GMRES + ILU(0) (block Jacobi + ILU
+    on several ranks) with aij and aijhybrid in every layout they run in, a new KSP per round, the
+    setup's events from PETSc's log; aij runs with one thread per rank only; the GAMG hierarchy of
+    aijhybrid is aijhybrid at every level; the tables are printed. No time is judged."""
+    _, rec, stdout = smoke
+    rows = {(r["layout"], r["method"], r["variant"]): r for r in rec["setup"]}
+    for lay in ("1x1", "2x1", "1x2"):
+        for method in ("cg+gamg", "gmres+ilu0"):
+            its = set()
+            for variant in ["aijhybrid:vector:nnz"] + (["aij"] if lay != "1x2" else []):
+                r = rows[(lay, method, variant)]
+                assert r["status"] == "ok" and r["converged"] and r["samples"] == 1, r
+                assert r["setup_s"] > 0 and r["solve_s"] > 0 and r["total_s"] == pytest.approx(r["setup_s"] + r["solve_s"]), r
+                ev = r["setup_events_s"]
+                assert r["pcsetup_s"] > 0 and "KSPSolve" in r["solve_events_s"], r
+                assert 0 < r["shares"]["PCSetUp"] <= 1 + 1e-9 and all(0 <= v for v in r["shares"].values()), r
+                if method == "cg+gamg":
+                    assert ev.get("MatPtAPSymbolic", 0) > 0 and ev.get("MatPtAPNumeric", 0) > 0 and ev.get("MatCoarsen", 0) > 0, sorted(ev)
+                    assert r["level_types"] and all(t.endswith(r["type"]) for t in r["level_types"]), r["level_types"]
+                else:
+                    assert ev.get("MatLUFactorNum", 0) > 0 and ev.get("MatILUFactorSym", 0) > 0, sorted(ev)
+                    assert (lay == "2x1") == (ev.get("PCSetUpOnBlocks", 0) > 0), sorted(ev)  # block Jacobi: the blocks set up on blocks
+                its.add(r["iterations"])
+            assert len(its) == 1, (lay, method, its)  # the same preconditioner
+        assert (lay, "cg+gamg", "aij") not in rows or lay != "1x2"
+    assert rows[("2x1", "cg+gamg", "aijhybrid:vector:nnz")]["vs_aij_setup_s"] > 0 and rows[("2x1", "cg+gamg", "aijhybrid:vector:nnz")]["same_job_aij"]
+    assert rows[("1x2", "cg+gamg", "aijhybrid:vector:nnz")]["vs_1x1_setup_s"] > 0
+    assert rows[("1x2", "cg+gamg", "aijhybrid:vector:nnz")]["same_job_aij"] is False  # not paired (binding none): aij 2x1 of its own job
+    assert "Preconditioner setups" in stdout and "Events above 3% of PCSetUp" in stdout
+    assert "| poisson7 2.2k | gmres+ilu0 | 1x2 | aijhybrid:vector:nnz |" in stdout
+
+
+def test_setup_report():
+    """pcsetup's report side on made-up rounds: rows per (matrix, method, layout job, variant) merged
+    over the jobs of a layout; ratios against aij at R x 1 from the same jobs (each job's ratio of
+    medians, the median over jobs) where a paired job has it, else from the R x 1 jobs (not judged);
+    the events above 3% of PCSetUp; issue 27's targets; failures and unconverged solves as problems."""
+    P = bench_module("pcsetup")
+
+    def rnd(setup, solve, its=10, reason=2, **ev):
+        return {"setup_s": setup, "solve_s": solve, "iterations": its, "reason": reason,
+                "setup_events": {k: {"time_max_s": v, "count": 1} for k, v in dict(ev, PCSetUp=setup).items()}, "solve_events": {"KSPSolve": {"time_max_s": solve, "count": 1}}}
+
+    def combo(variant, typ, ranks, threads, rounds, **kw):
+        return dict({"variant": variant, "type": typ, "options": "", "method": "cg+gamg", "ksp": "cg", "status": "ok", "ranks": ranks, "threads": threads, "rounds": rounds}, **kw)
+
+    def job(layout, ranks, threads, combos):
+        return {"layout": layout, "ranks": ranks, "threads": threads, "cases": [{"label": "m", "rows": 1000, "setup": combos}]}
+
+    jobs = [job("1x1", 1, 1, [combo("aij", "aij", 1, 1, [rnd(8.0, 2.0, MatPtAPNumeric=4.0, MatCoarsen=0.2)]),
+                              combo("aijhybrid", "aijhybrid", 1, 1, [rnd(7.0, 2.0, MatPtAPNumeric=3.5, MatCoarsen=0.35)])]),
+            job("1x2", 1, 2, [combo("aijhybrid", "aijhybrid", 1, 2, [rnd(4.0, 1.0), rnd(6.0, 1.0)]),
+                              combo("aij@2x1", "aij", 2, 1, [rnd(6.0, 1.0), rnd(6.0, 1.0)], paired_of="aij")]),
+            job("1x2", 1, 2, [combo("aijhybrid", "aijhybrid", 1, 2, [rnd(3.0, 1.0)]),
+                              combo("aij@2x1", "aij", 2, 1, [rnd(4.5, 1.0)], paired_of="aij")])]
+    rows = {(r["layout"], r["variant"]): r for r in P.flatten_setup(jobs)}
+    assert set(rows) == {("1x1", "aij"), ("1x1", "aijhybrid"), ("1x2", "aijhybrid"), ("1x2", "aij@2x1")}
+    h = rows[("1x2", "aijhybrid")]
+    assert h["samples"] == 3 and h["setup_s"] == 4.0 and h["same_job_aij"] is True and h["default"]
+    assert h["vs_aij_setup_s"] == pytest.approx((6.0 / 5.0 + 4.5 / 3.0) / 2)  # the median of the two jobs' own ratios
+    assert h["vs_1x1_setup_s"] == pytest.approx(7.0 / 4.0)
+    one = rows[("1x1", "aijhybrid")]
+    assert one["vs_aij_setup_s"] == pytest.approx(8.0 / 7.0) and one["vs_aij_total_s"] == pytest.approx(10.0 / 9.0)
+    assert P.events_above(one) == [("MatPtAPNumeric", 0.5, 3.5), ("MatCoarsen", pytest.approx(0.05), 0.35)]
+    assert rows[("1x2", "aij@2x1")]["vs_aij_setup_s"] is None  # the baseline itself
+    targets = {t["target"]: t for t in P.setup_targets(list(rows.values()))}
+    assert targets["27: cg+gamg setup 1x2 vs aij 2x1"]["met"] is True  # 1.35 >= 1.2, the same jobs
+    assert targets["27: cg+gamg setup 1x2 vs its 1x1 (other jobs: not judged)"]["met"] is None
+    assert targets["27: cg+gamg setup+solve 1x2 vs aij 2x1"]["met"] is True
+    assert targets["27: cg+gamg aijhybrid setup 1x1 vs aij 1x1"]["met"] is True
+    # without the paired baseline: aij of the 2x1 jobs, shown, not judged
+    unpaired = [jobs[0], job("2x1", 2, 1, [combo("aij", "aij", 2, 1, [rnd(6.0, 1.0)])]), job("1x2", 1, 2, [combo("aijhybrid", "aijhybrid", 1, 2, [rnd(4.0, 1.0)])])]
+    h = {(r["layout"], r["variant"]): r for r in P.flatten_setup(unpaired)}[("1x2", "aijhybrid")]
+    assert h["same_job_aij"] is False and h["vs_aij_setup_s"] == pytest.approx(1.5)
+    assert all(t["met"] is None for t in P.setup_targets([h]))
+    # problems: a failed setup, a solve that did not converge
+    bad = P.flatten_setup([job("1x1", 1, 1, [combo("aij", "aij", 1, 1, [rnd(1.0, 1.0, reason=-3)]), combo("aijhybrid", "aijhybrid", 1, 1, [], status="error", reason="no gamg")])])
+    assert sorted(p["kind"] for p in P.problems(bad)) == ["not-converged", "setup-failed"]
+    C = bench_module("checks")
+    assert {p["kind"] for p in C.problems(_fake_record(setup=bad))} == {"not-converged", "setup-failed"}
+
+
+@needs_build
 def test_smoke_plots(smoke):
     out, rec, _ = smoke
     assert len(rec["plots"]) == 6  # 2 matrices x (GF/s bars, strong scaling, threads per rank at 2 cores)
@@ -255,7 +339,7 @@ def test_driver_refuses_too_many_cores(tmp_path):
 
 def test_config_expansion():
     C = bench_module("config")
-    for name in ("run", "quick", "full", "smoke", "cluster-fig2", "cluster-fig3"):
+    for name in ("run", "quick", "full", "smoke", "cluster-fig2", "cluster-fig3", "setup"):
         cfg = C.load(name)
         vs = C.expand_variants(cfg)
         assert vs[0]["label"] == cfg["baseline"] == "aij"
@@ -264,6 +348,10 @@ def test_config_expansion():
     hyb = [v for v in full if v["type"] == "aijhybrid"]
     assert len(hyb) == 10 and all(v["threaded"] for v in hyb)  # the defaults, 2 modes x 4 partitions, first touch
     assert {v["label"] for v in full} >= {"aij", "aijhybrid", "sell", "aijperm", "hypre", "aijhybrid:task:optimal"}
+    setup = C.load("setup")
+    assert setup["setup"]["enabled"] and [m["label"] for m in setup["setup"]["methods"]] == ["cg+gamg", "gmres+ilu0"]
+    assert C.pair_layout(setup, "1x2", 1, False) == "2x1" and C.paired_variants(setup) == ["aij"]
+    assert {c["name"] for c in C.matrix_cases(setup)} == {"poisson7", "extruded", "twozone"}
 
 
 def test_solve_combinations():
@@ -305,7 +393,7 @@ def test_replot(smoke, tmp_path):
     out, rec, _ = smoke
     p = driver(["--replot", str(out / "smoke.json"), "--out", str(tmp_path)], timeout=120)
     assert p.returncode == 0, p.stdout + p.stderr
-    assert "vs aij" in p.stdout
+    assert "vs aij" in p.stdout and "Preconditioner setups" in p.stdout
     assert sorted(os.listdir(tmp_path)) == sorted(rec["plots"])
 
 
@@ -324,11 +412,11 @@ def _tiny_config(tmp_path, name, **over):
 
 
 def _fake_record(**over):
-    """A driver record with one clean result of each kind; over: extra results/solves/failures."""
+    """A driver record with one clean result of each kind; over: extra results/solves/failures/setup rows."""
     ok = {"matrix": "poisson7", "matrix_key": "poisson7:1000", "layout": "1x1", "variant": "aij", "status": "ok", "rel_diff_vs_reference": 0.0,
           "cg_converged": True, "cg_iterations": 10}
     solve = {"matrix": "poisson7", "rows": 1000, "layout": "1x1", "variant": "aij", "vectors": "standard", "method": "cg+jacobi", "status": "ok", "converged": True}
-    rec = {"config": {"checks": {"rel_diff_max": 1e-12}}, "failures": [], "results": [ok], "solves": [solve], "vecops": []}
+    rec = {"config": {"checks": {"rel_diff_max": 1e-12}}, "failures": [], "results": [ok], "solves": [solve], "vecops": [], "setup": []}
     for k, v in over.items():
         rec[k] = rec[k] + v
     return rec
@@ -505,7 +593,9 @@ def test_paired_job(tmp_path):
                        solve={"enabled": True, "rtol": 1e-6, "max_it": 500},
                        vecops={"enabled": True, "length": [3000], "rounds": 1, "batch_seconds": 0.001, "ops": ["dot"]},
                        solves={"enabled": True, "rounds": 1, "rtol": 1e-6, "max_it": 500, "variants": ["aij", "aijhybrid"],
-                               "methods": [{"label": "cg+jacobi", "ksp": "cg", "pc": "jacobi"}]})
+                               "methods": [{"label": "cg+jacobi", "ksp": "cg", "pc": "jacobi"}]},
+                       setup={"enabled": True, "rounds": 1, "warmup_rounds": 0, "rtol": 1e-6, "max_it": 500,
+                              "methods": [{"label": "cg+gamg", "ksp": "cg", "pc": "gamg"}]})
     p = driver(["--config", str(cfg), "--out", str(tmp_path / "out"), "--no-plots", "--cores", "2"])
     assert p.returncode == 0, "exit %d\n%s\n%s" % (p.returncode, p.stdout[-3000:], p.stderr[-3000:])
     rec = json.loads((tmp_path / "out" / "paired.json").read_text())
@@ -526,6 +616,12 @@ def test_paired_job(tmp_path):
     assert solves[("aij@2x1", "standard")]["converged"] and solves[("aijhybrid", "hybrid")]["same_job_aij"] is True
     v = rec["vecops"][0]
     assert v["standard_paired_s"] > 0 and v["same_job_Rx1"] is True
+    setups = {r["variant"]: r for r in rec["setup"]}  # aij only at 2x1 (on the 1-rank group it would idle a core)
+    assert set(setups) == {"aij@2x1", "aijhybrid"} and (setups["aij@2x1"]["ranks"], setups["aij@2x1"]["threads"]) == (2, 1)
+    assert setups["aijhybrid"]["same_job_aij"] is True and setups["aijhybrid"]["vs_aij_setup_s"] > 0
+    assert setups["aijhybrid"]["level_types"][0] == "seqaijhybrid" and setups["aij@2x1"]["level_types"][0] == "mpiaij"
+    t = [t for t in rec["targets"] if t["target"] == "27: cg+gamg setup 1x2 vs aij 2x1"]
+    assert len(t) == 1 and t[0]["met"] is not None, rec["targets"]
     assert "aij@2x1" in p.stdout and "with 2x1 in the same job" in p.stdout
 
 

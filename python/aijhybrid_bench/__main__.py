@@ -17,7 +17,7 @@ import time
 
 from . import config as C
 from . import layout as L
-from . import checks, machine, report, solves, stream
+from . import checks, machine, pcsetup, report, solves, stream
 
 SCHEMA = "petsc-aijhybrid-bench/1"
 
@@ -116,14 +116,26 @@ def replot(args):
     if record.get("vecops"):
         print()
         print(solves.vecops_table(record["vecops"]))
+    if record.get("setup"):
+        print()
+        print(setup_text(record["setup"]))
     print()
-    print(report.targets_text(report.targets(results, baseline) + solves.solve_targets(record.get("solves") or [], record.get("vecops") or [])))
+    print(report.targets_text(report.targets(results, baseline) + solves.solve_targets(record.get("solves") or [], record.get("vecops") or [])
+                              + pcsetup.setup_targets(record.get("setup") or [])))
     if not args.no_plots:
         from . import plots
 
         for p in plots.plot_all(results, stream_med, out, record["config"]["name"], title, baseline):
             print("plot: %s" % p)
     return 0
+
+
+def setup_text(rows):
+    """The preconditioner setups' table and events (bench/pcsetup.py)."""
+    return "\n".join(["Preconditioner setups (KSPSetUp + KSPSetUpOnBlocks, then one KSPSolve; medians of alternating rounds; vs aij: aij at Rx1, "
+                      "R = cores, '~' from other jobs)"] + pcsetup.setup_table(rows)
+                     + ["", "Events above %d%% of PCSetUp (share of PCSetUp, slowest rank, medians; *: holds others, inclusive):" % round(100 * pcsetup.SHARE_MIN)]
+                     + pcsetup.events_table(rows))
 
 
 def main(argv=None):
@@ -212,6 +224,7 @@ def main(argv=None):
 
     results, stream_med = report.flatten(jobs, cfg["baseline"])
     solve_rows, vec_rows = solves.flatten_solves(jobs), solves.flatten_vecops(jobs)
+    setup_rows = pcsetup.flatten_setup(jobs)
     record = {
         "schema": SCHEMA,
         "date": stamp,
@@ -233,6 +246,7 @@ def main(argv=None):
         "results": results,
         "solves": solve_rows,
         "vecops": vec_rows,
+        "setup": setup_rows,
         "raw_variants": [{"layout": j["layout"], "matrix": c["label"], "rows": c["rows"], "variants": c["variants"]} for j in jobs for c in j["cases"]],
         "failures": failures,
     }
@@ -255,11 +269,15 @@ def main(argv=None):
     if vec_rows:
         print()
         print(solves.vecops_table(vec_rows))
+    if setup_rows:
+        print()
+        print(setup_text(setup_rows))
     record["choice_audit"], record["choice_summary"] = report.choice_audit(results)
     if record["choice_summary"]:
         print()
         print(report.choice_audit_text(record["choice_audit"], record["choice_summary"]))
-    record["targets"] = report.targets(results, cfg["baseline"]) + solves.solve_targets(solve_rows, vec_rows) + report.choice_targets(record["choice_summary"])
+    record["targets"] = (report.targets(results, cfg["baseline"]) + solves.solve_targets(solve_rows, vec_rows) + pcsetup.setup_targets(setup_rows)
+                         + report.choice_targets(record["choice_summary"]))
     if record["targets"]:
         print()
         print(report.targets_text(record["targets"]))

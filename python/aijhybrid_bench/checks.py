@@ -10,7 +10,8 @@ A record fails when
   relative 2-norm difference of y = A x, bound ``checks.rel_diff_max`` of the config, 1e-12 unless it
   says otherwise: the plugin sums in aij's order, other types in theirs, a few 1e-15 apart);
 - a solve failed or did not converge (the CG solve of each variant, every whole solve; a method run
-  for a fixed number of iterations converges by reaching it).
+  for a fixed number of iterations converges by reaching it);
+- a preconditioner setup failed, or the solve after it did not converge (the ``setup`` section).
 
 ``problems(record)`` lists them (dicts: kind, layout, matrix, variant, detail); ``text()`` writes one
 line each. Pure Python: no PETSc, no MPI.
@@ -53,6 +54,10 @@ def problems(record, bound=None):
             out.append(_p("solve-failed", s.get("reason") or s.get("status"), **where))
         elif s.get("converged") is not True:
             out.append(_p("not-converged", "the whole solve did not converge (%s iterations)" % s.get("iterations"), **where))
+    if record.get("setup"):
+        from .pcsetup import problems as setup_problems
+
+        out += [_p(x["kind"], x["detail"], layout=x["layout"], matrix=x["matrix"], variant=x["variant"]) for x in setup_problems(record["setup"])]
     for v in record.get("vecops") or []:
         if v.get("status") != "ok":
             out.append(_p("variant-failed", "vector operation %s: %s" % (v.get("op"), v.get("status")), layout=v.get("layout")))

@@ -44,6 +44,11 @@ DEFAULTS = {
     # vectors_by_type: {matrix type: [vector types]} in place of "vectors" for that type
     "solves": {"enabled": False, "methods": None, "vectors": ["standard", "hybrid"], "vectors_by_type": None, "rounds": 3, "rtol": 1e-8,
                "max_it": 5000, "matrices": None, "variants": None},
+    # preconditioner setups (bench/pcsetup.py, issue 27): methods (label, ksp, pc, options; pc_parallel,
+    # options_parallel on several ranks; rtol, max_it; variants: the labels a method runs with) x the
+    # measured variants, a new KSP each round: KSPSetUp + KSPSetUpOnBlocks and one KSPSolve timed, PETSc's
+    # events of each; warmup_rounds not recorded; "matrices": labels to restrict it to; None: DEFAULT_METHODS
+    "setup": {"enabled": False, "methods": None, "rounds": 3, "warmup_rounds": 1, "rtol": 1e-8, "max_it": 2000, "matrices": None},
     # vector operations on `length`-entry vectors, standard and hybrid, once per layout job; ops: None for all of VEC_OPS
     "vecops": {"enabled": False, "length": 1000000, "ops": None, "rounds": 5, "batch_seconds": 0.02, "threshold": None},
     # what makes the run fail (aijhybrid_bench.checks): a product farther than rel_diff_max from the
@@ -229,6 +234,7 @@ def worker_spec(cfg, layout, cases, variants, pair=None):
         "stream": cfg["stream"],
         "solve": cfg["solve"],
         "solves": cfg["solves"],
+        "setup": cfg["setup"],
         "vecops": cfg["vecops"],
         "thread_times": cfg["thread_times"],
         "dedupe": cfg["dedupe"],

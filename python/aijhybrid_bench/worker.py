@@ -23,7 +23,7 @@ starts (bind_paired).
 
 The steps live in their own modules around a Job (job.py: the spec, the PETSc, MPI and plugin
 modules, the groups of ranks): building (variants.py), timing (timing.py), collecting
-(collect.py); whole solves and vector operations in solves.py.
+(collect.py); whole solves and vector operations in solves.py; preconditioner setups in pcsetup.py.
 """
 
 import argparse
@@ -65,6 +65,17 @@ def _whole_solves(job, case, active, equivalents, M):
 
     job.log("%s rows=%d: whole solves" % (case["name"], M))
     return solves.measure_solves(job.PETSc, job.MPI, job.ph, job.world, active, svs, job.log, equivalents, job.run_on)
+
+
+def _setups(job, case, active, equivalents, M):
+    """The spec's "setup" (bench/pcsetup.py) for this case, or None."""
+    su = job.spec.get("setup") or {}
+    if not su.get("enabled") or (su.get("matrices") and case["label"] not in su["matrices"]):
+        return None
+    from . import pcsetup
+
+    job.log("%s rows=%d: preconditioner setups" % (case["name"], M))
+    return pcsetup.measure_setup(job.PETSc, job.MPI, job.world, active, su, job.log, job.run_on, equivalents)
 
 
 def _paired_specs(job):
@@ -138,6 +149,9 @@ def run_case(job, case):
     whole = _whole_solves(job, case, active, equivalents, M)
     if whole is not None:
         rec["solves"] = whole
+    setups = _setups(job, case, active, equivalents, M)
+    if setups is not None:
+        rec["setup"] = setups
     for side in sides:
         if side:
             side.release()
@@ -195,8 +209,8 @@ def run(job):
     out["stream"] = {"start": start[job.layout.layout]}
     if job.rank == 0:
         job.log("STREAM triad %.1f GB/s" % out["stream"]["start"]["triad_GBps"])
-    if (job.spec.get("solves") or {}).get("enabled"):
-        job.PETSc.Log.begin()  # the event times of the solves come from PETSc's log
+    if (job.spec.get("solves") or {}).get("enabled") or (job.spec.get("setup") or {}).get("enabled"):
+        job.PETSc.Log.begin()  # the event times of the solves and setups come from PETSc's log
     if (job.spec.get("vecops") or {}).get("enabled"):
         from . import solves
 
