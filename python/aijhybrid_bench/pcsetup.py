@@ -28,8 +28,9 @@ No PETSc is imported here: the worker passes its modules in.
 from . import model
 from .variants import option_pairs
 
-# the events of a setup and its solve that are recorded (PETSc 3.18 to 3.26 names; an event a PETSc
-# does not have is never counted, so it is left out of the record)
+# the events of a setup and its solve that are recorded (PETSc 3.18 to 3.26 names, exactly as
+# registered: GAMG's phases have leading spaces, their nesting in -log_view; the record names them
+# without; an event a PETSc does not have is never counted, so it is left out of the record)
 EVENTS = ("KSPSetUp", "PCSetUp", "PCSetUpOnBlocks", "KSPSolve", "PCApply", "MatMult", "MatMultAdd", "MatMultTranspose", "MatResidual", "MatSOR",
           "MatSolve", "MatPtAP", "MatPtAPSymbolic", "MatPtAPNumeric", "MatMatMult", "MatMatMultSym", "MatMatMultNum", "MatTrnMatMult",
           "MatTrnMatMultSym", "MatTrnMatMultNum", "MatTransposeMatMult", "MatTranspose", "MatGetSymTransR", "MatProductSymbolic", "MatProductNumeric",
@@ -39,16 +40,17 @@ EVENTS = ("KSPSetUp", "PCSetUp", "PCSetUpOnBlocks", "KSPSolve", "PCApply", "MatM
           "MatCholFctrSym", "MatCholFctrNum", "MatZeroEntries", "MatGetLocalMat", "MatGetBrAoCol", "MatGetBrowsOfAcols", "MatGetLocalMatCondensed",
           "VecScatterBegin", "VecScatterEnd", "VecSet", "VecCopy", "VecNorm", "VecPointwiseMult", "VecSetRandom", "VecMDot", "VecMAXPY",
           "KSPGMRESOrthog", "BuildTwoSided", "BuildTwoSidedF", "SFSetGraph", "SFSetUp", "SFBcastBegin", "SFBcastEnd", "SFReduceBegin",
-          "SFReduceEnd", "PCSetUp_GAMG+", "PCGAMGCreateG", "GAMG Coarsen", "GAMG MIS/Agg", "PCGAMGProl", "GAMG Prol-col", "GAMG Prol-lift",
-          "PCGAMGOptProl", "GAMG smooth", "PCGAMGCreateL", "GAMG PtAP", "GAMG Reduce", "GAMG Repart", "GAMG Inv-Srt", "GAMG Move A",
-          "GAMG Move P", "PCGAMGSquareG", "PCGAMGGraph_AGG", "PCGAMGCoarse_AGG", "PCGAMGProl_AGG", "PCGAMGPOpt_AGG", "PCGAMG Squ l00",
+          "SFReduceEnd", "PCSetUp_GAMG+", " PCGAMGCreateG", " GAMG Coarsen", "  GAMG MIS/Agg", " PCGAMGProl", "  GAMG Prol-col", "  GAMG Prol-lift",
+          " PCGAMGOptProl", "  GAMG smooth", " PCGAMGCreateL", "  GAMG PtAP", "  GAMG Reduce", "   GAMG Repart", "   GAMG Inv-Srt", "   GAMG Move A",
+          "   GAMG Move P", " PCGAMGSquareG", "PCGAMGGraph_AGG", "PCGAMGCoarse_AGG", "PCGAMGProl_AGG", "PCGAMGPOpt_AGG", "PCGAMG Squ l00",
           "PCGAMG Gal l00", "PCGAMG Opt l00", "PCGAMG Gal l01", "PCGAMG Opt l01", "PCGAMG Gal l02", "PCGAMG Opt l02", "PCGAMG Gal l03",
           "PCGAMG Opt l03", "KSPSolve_EST", "AIJHybPartition", "AIJHybHaloSetUp", "AIJHybLevels", "AIJHybCMRCM")
 # the events that hold other events of the list (their shares are inclusive; the table of the
 # events names the leaves beside them)
 CONTAINERS = ("KSPSetUp", "PCSetUp", "PCSetUpOnBlocks", "KSPSolve", "PCSetUp_GAMG+", "PCGAMGCreateG", "GAMG Coarsen", "PCGAMGProl", "PCGAMGOptProl",
               "PCGAMGCreateL", "GAMG PtAP", "GAMG smooth", "MatPtAP", "MatMatMult", "MatTrnMatMult", "MatTransposeMatMult", "PCGAMGGraph_AGG",
-              "PCGAMGCoarse_AGG", "PCGAMGProl_AGG", "PCGAMGPOpt_AGG", "MatProductSymbolic", "MatProductNumeric", "KSPSolve_EST")
+              "PCGAMGCoarse_AGG", "PCGAMGProl_AGG", "PCGAMGPOpt_AGG", "MatProductSymbolic", "MatProductNumeric", "KSPSolve_EST",
+              "PCGAMG Squ l00") + tuple("PCGAMG %s l%02d" % (k, lev) for k in ("Gal", "Opt") for lev in range(4))
 DEFAULT_METHODS = [
     {"label": "cg+gamg", "ksp": "cg", "pc": "gamg"},
     {"label": "gmres+ilu0", "ksp": "gmres", "pc": "ilu", "pc_parallel": "bjacobi", "options_parallel": "-sub_pc_type ilu"},
@@ -69,7 +71,7 @@ def _snapshot(PETSc, stage_id, names):
             pi = PETSc.Log.Event(name).getPerfInfo(stage_id)
         except Exception:  # an event this petsc4py cannot read
             continue
-        out[name] = (pi["time"], pi["count"])
+        out[name.strip()] = (pi["time"], pi["count"])
     return out
 
 
