@@ -6,7 +6,7 @@
 #   make test-flavours the same builds and a test subset against PETSc complex / 64-bit / debug
 #   make test-harness  PETSc's KSP tutorials through its harness with -mat_type aijhybrid (test-harness-sf: with -sf_type nodeaware)
 #   make test-nodes    as root: 4 emulated hosts on this machine, the node-aware exchange counted on the wire, the model (docs/nodes.md)
-#   make               build the library, the examples and the unit tests
+#   make               build the library, the examples, the unit tests and PETSc's snes ex5 (the benchmark's SNES runs)
 #   make install PREFIX=/opt/aijhybrid
 #   make manpages      the manual pages docs/manual/ from the /*@ ... @*/ comments (tests/test_manpages.py checks them)
 #   make format        clang-format-16 with .clang-format (PETSc's style) over the C sources; make check-format checks
@@ -69,8 +69,8 @@ PURE_UNIT := test_partition test_nodeplan test_veckernels test_levels test_cmrcm
 PETSC_UNIT := native_probe
 UNIT     := $(patsubst %,$(BUILD)/tests/%,$(PURE_UNIT) $(PETSC_UNIT)) $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(filter-out $(patsubst %,tests/unit/%.c,$(PURE_UNIT) $(PETSC_UNIT)),$(wildcard tests/unit/*.c)))
 
-.PHONY: all lib examples unit check-petsc setup run bench test test-flavours test-harness test-harness-sf install clean help format check-format
-all: lib examples unit
+.PHONY: all lib examples unit snes-ex5 check-petsc setup run bench test test-flavours test-harness test-harness-sf install clean help format check-format
+all: lib examples unit $(SNES_EX5)
 
 check-petsc:
 	@if [ -z "$(HAVE_PETSC)" ]; then echo "PETSc not found: set PETSC_DIR (and PETSC_ARCH), or run 'bash share/setup.sh' to install Debian's PETSc" >&2; exit 1; fi
@@ -96,6 +96,16 @@ $(BUILD)/examples/%: examples/%.c $(LIBNAME) include/petscaijhybrid.h
 	@mkdir -p $(dir $@)
 	@echo "  CC   $<"
 	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) $< -o $@ $(LINK_AH)
+
+# PETSc's snes tutorial ex5 (Bratu on a DMDA), unmodified, for the benchmark's SNES runs
+# (python/aijhybrid_bench/snes.py); part of `all` where PETSc installed its examples
+SNES_EX5_SRC := $(PETSC_DIR)/share/petsc/examples/src/snes/tutorials/ex5.c
+SNES_EX5     := $(if $(wildcard $(SNES_EX5_SRC)),$(BUILD)/snes/ex5)
+snes-ex5: check-petsc $(BUILD)/snes/ex5
+$(BUILD)/snes/ex5: $(SNES_EX5_SRC)
+	@mkdir -p $(dir $@)
+	@echo "  CC   $(SNES_EX5_SRC)"
+	@$(PCC) $(PETSC_CC_INCLUDES) $(PCC_FLAGS) -O2 $< -o $@ $(LIBPETSC) -lm
 
 unit: lib $(UNIT)
 $(BUILD)/tests/test_partition: tests/unit/test_partition.c tests/unit/unitcheck.h src/partition/partition.c src/partition/partition.h

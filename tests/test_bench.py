@@ -627,6 +627,56 @@ def test_paired_job(tmp_path):
     assert "aij@2x1" in p.stdout and "with 2x1 in the same job" in p.stdout
 
 
+@needs_build
+@pytest.mark.skipif(not (mpirun.BUILD / "snes" / "ex5").exists(), reason="PETSc's snes ex5 not built (its examples are not installed with this PETSc)")
+def test_snes_application(tmp_path):
+    """The SNES section (aijhybrid_bench.snes): PETSc's snes ex5 with GAMG, aij at 1x1 and 2x1 against
+    aijhybrid at 1x1 and 1x2 loaded by -dll_append, the events read from -log_view: SNESSolve, the
+    solver (PCSetUp + KSPSolve) and the application's callbacks beside it; the same Newton iterations
+    for every run; the ratio against aij at Rx1 shown, not judged (separate jobs). No time is judged."""
+    cfg = _tiny_config(tmp_path, "snes", snes={"enabled": True, "grid": 24, "rounds": 1, "timeout": 120,
+                                               "settings": [{"label": "default", "options": ""}, {"label": "lag-pc-2", "options": "-snes_lag_preconditioner 2"}]})
+    args = ["--config", str(cfg), "--out", str(tmp_path / "out"), "--no-plots"] + (["--oversubscribe"] if (os.cpu_count() or 1) < 2 else [])
+    p = driver(args)
+    assert p.returncode == 0, "exit %d\n%s\n%s" % (p.returncode, p.stdout[-3000:], p.stderr[-3000:])
+    rec = json.loads((tmp_path / "out" / "snes.json").read_text())
+    assert rec["problems"] == [] and len(rec["snes"]["runs"]) == 8
+    rows = {(r["setting"], r["layout"], r["type"]): r for r in rec["snes"]["rows"]}
+    assert set(rows) == {(s, l, t) for s in ("default", "lag-pc-2") for l, t in (("1x1", "aij"), ("1x1", "aijhybrid"), ("2x1", "aij"), ("1x2", "aijhybrid"))}
+    for r in rows.values():
+        assert r["snes_s"] > 0 and r["solver_s"] > 0 and r["callbacks_s"] > 0 and r["pcsetup_s"] > 0 and r["samples"] == 1, r
+        assert abs(r["newton_its"] - rows[("default", "1x1", "aij")]["newton_its"]) <= 1, r  # GAMG's hierarchy differs with the ranks: a step more or less
+        if r["ranks"] == 1:  # one rank: PCSetUp and KSPSolve (which excludes the setup) are parts of SNESSolve (on several: each the slowest rank's)
+            assert r["solver_s"] <= r["snes_s"] * 1.001, r
+    for setting in ("default", "lag-pc-2"):  # one rank: aijhybrid's GAMG is aij's, bit for bit
+        assert rows[(setting, "1x1", "aijhybrid")]["newton_its"] == rows[(setting, "1x1", "aij")]["newton_its"]
+    assert rows[("lag-pc-2", "1x1", "aij")]["pcsetups"] < rows[("default", "1x1", "aij")]["pcsetups"]  # the preconditioner rebuilt every other step
+    assert rows[("default", "1x2", "aijhybrid")]["solver_vs_aij"] > 0
+    t = [t for t in rec["targets"] if "SNES ex5" in t["target"]]
+    assert len(t) == 2 and all(x["met"] is None for x in t), t
+    assert "snes ex5" in p.stdout and "| default | 1x2 | aijhybrid |" in p.stdout
+    run = next(r for r in rec["snes"]["runs"] if r["type"] == "aijhybrid")
+    assert "-dll_append" in run["command"] and "-dm_mat_type" in run["command"]
+
+
+def test_snes_log_parse():
+    """snes.parse_log reads the count and the slowest rank's time of the main stage's events."""
+    S = bench_module("snes")
+    text = """--- Event Stage 0: Main Stage
+
+SNESSolve              1 1.0 2.5000e+00 1.0 1.00e+09 1.0 0.0e+00 0.0e+00 0.0e+00 90 80  0  0  0  90 80  0  0  0   400
+SNESFunctionEval       7 1.0 1.0000e-01 1.1 1.00e+07 1.0 0.0e+00 0.0e+00 0.0e+00  4  1  0  0  0   4  1  0  0  0   100
+ PCGAMGCreateG         3 1.0 9.6405e-03 1.0 3.26e+05 1.0 0.0e+00 0.0e+00 0.0e+00  4  0  0  0  0   4  0  0  0  0    34
+PCSetUp                6 1.0 1.2500e+00 1.0 0.00e+00 0.0 0.0e+00 0.0e+00 0.0e+00 45  0  0  0  0  45  0  0  0  0     0
+------------------------------------------------------------------------------------------------------------------------
+--- Event Stage 1: Other
+
+SNESSolve              9 1.0 9.0000e+00 1.0
+"""
+    ev = S.parse_log(text)
+    assert ev == {"SNESSolve": (1, 2.5), "SNESFunctionEval": (7, 0.1), "PCSetUp": (6, 1.25)}
+
+
 def _precond():
     sys.path.insert(0, str(ROOT / "share" / "bench"))
     return importlib.import_module("precond")

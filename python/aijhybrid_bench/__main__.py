@@ -17,7 +17,7 @@ import time
 
 from . import config as C
 from . import layout as L
-from . import checks, machine, pcsetup, report, solves, stream
+from . import checks, machine, pcsetup, report, snes, solves, stream
 
 SCHEMA = "petsc-aijhybrid-bench/1"
 
@@ -119,9 +119,13 @@ def replot(args):
     if record.get("setup"):
         print()
         print(setup_text(record["setup"]))
+    snes_rows = (record.get("snes") or {}).get("rows") or []
+    if snes_rows:
+        print()
+        print(snes_text(snes_rows))
     print()
     print(report.targets_text(report.targets(results, baseline) + solves.solve_targets(record.get("solves") or [], record.get("vecops") or [])
-                              + pcsetup.setup_targets(record.get("setup") or [])))
+                              + pcsetup.setup_targets(record.get("setup") or []) + snes.snes_targets(snes_rows)))
     if not args.no_plots:
         from . import plots
 
@@ -136,6 +140,26 @@ def setup_text(rows):
                       "R = cores, '~' from other jobs)"] + pcsetup.setup_table(rows)
                      + ["", "Events above %d%% of PCSetUp (share of PCSetUp, slowest rank, medians; *: holds others, inclusive):" % round(100 * pcsetup.SHARE_MIN)]
                      + pcsetup.events_table(rows))
+
+
+def snes_text(rows):
+    """The SNES application's table (bench/snes.py)."""
+    return "\n".join(["PETSc's snes ex5 with GAMG (medians; solver = PCSetUp + KSPSolve of -log_view; callbacks = the application's function "
+                      "and Jacobian evaluation, on one thread per rank; vs aij: aij at Rx1 of other jobs, indicative)"] + snes.snes_table(rows))
+
+
+def run_snes(cfg, nodes, out, oversubscribe):
+    """The config's SNES runs (bench/snes.py) after the layout jobs: (records, failures)."""
+    build = os.environ.get("AIJHYBRID_BUILD") or str(C.TOP / "build")
+    exe = snes.executable(build)
+    if not os.path.exists(exe):
+        why = "%s is not built (make snes-ex5 builds it from PETSc's examples)" % exe
+        print("bench: %s" % why, file=sys.stderr, flush=True)
+        return [], [{"layout": "snes", "rc": None, "tail": why}]
+    print("  SNES application (snes ex5), %d round(s)" % cfg["snes"].get("rounds", 3), flush=True)
+    recs = snes.run(cfg["snes"], exe, snes.library(build), cfg["launcher"], cfg["binding"], nodes, out, launcher_args=cfg["launcher_args"],
+                    oversubscribe=oversubscribe)
+    return recs, []
 
 
 def main(argv=None):
@@ -219,12 +243,17 @@ def main(argv=None):
         print("  job %s done in %.0f s (STREAM triad %.1f GB/s)" % (lay, secs, part["stream"]["triad_GBps"]), flush=True)
     if args.dry_run:
         return 0
+    snes_recs = []
+    if cfg["snes"].get("enabled"):
+        snes_recs, snes_failed = run_snes(cfg, nodes, out, bool(problems) and args.oversubscribe)
+        failures += snes_failed
     if not jobs:
         print("bench: every job failed", file=sys.stderr)
 
     results, stream_med = report.flatten(jobs, cfg["baseline"])
     solve_rows, vec_rows = solves.flatten_solves(jobs), solves.flatten_vecops(jobs)
     setup_rows = pcsetup.flatten_setup(jobs)
+    snes_rows = snes.flatten_snes(snes_recs)
     record = {
         "schema": SCHEMA,
         "date": stamp,
@@ -247,6 +276,7 @@ def main(argv=None):
         "solves": solve_rows,
         "vecops": vec_rows,
         "setup": setup_rows,
+        "snes": {"rows": snes_rows, "runs": snes_recs} if cfg["snes"].get("enabled") else None,
         "raw_variants": [{"layout": j["layout"], "matrix": c["label"], "rows": c["rows"], "variants": c["variants"]} for j in jobs for c in j["cases"]],
         "failures": failures,
     }
@@ -272,11 +302,14 @@ def main(argv=None):
     if setup_rows:
         print()
         print(setup_text(setup_rows))
+    if snes_rows:
+        print()
+        print(snes_text(snes_rows))
     record["choice_audit"], record["choice_summary"] = report.choice_audit(results)
     if record["choice_summary"]:
         print()
         print(report.choice_audit_text(record["choice_audit"], record["choice_summary"]))
-    record["targets"] = (report.targets(results, cfg["baseline"]) + solves.solve_targets(solve_rows, vec_rows) + pcsetup.setup_targets(setup_rows)
+    record["targets"] = (report.targets(results, cfg["baseline"]) + solves.solve_targets(solve_rows, vec_rows) + pcsetup.setup_targets(setup_rows) + snes.snes_targets(snes_rows)
                          + report.choice_targets(record["choice_summary"]))
     if record["targets"]:
         print()

@@ -11,7 +11,8 @@ A record fails when
   says otherwise: the plugin sums in aij's order, other types in theirs, a few 1e-15 apart);
 - a solve failed or did not converge (the CG solve of each variant, every whole solve; a method run
   for a fixed number of iterations converges by reaching it);
-- a preconditioner setup failed, or the solve after it did not converge (the ``setup`` section).
+- a preconditioner setup failed, or the solve after it did not converge (the ``setup`` section);
+- a run of the SNES application failed (the ``snes`` section).
 
 ``problems(record)`` lists them (dicts: kind, layout, matrix, variant, detail); ``text()`` writes one
 line each. Pure Python: no PETSc, no MPI.
@@ -58,6 +59,10 @@ def problems(record, bound=None):
         from .pcsetup import problems as setup_problems
 
         out += [_p(x["kind"], x["detail"], layout=x["layout"], matrix=x["matrix"], variant=x["variant"]) for x in setup_problems(record["setup"])]
+    if record.get("snes"):
+        from .snes import problems as snes_problems
+
+        out += [_p(x["kind"], x["detail"], layout=x["layout"], matrix=x["matrix"], variant=x["variant"]) for x in snes_problems(record["snes"].get("runs"))]
     for v in record.get("vecops") or []:
         if v.get("status") != "ok":
             out.append(_p("variant-failed", "vector operation %s: %s" % (v.get("op"), v.get("status")), layout=v.get("layout")))

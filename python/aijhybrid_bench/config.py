@@ -49,6 +49,12 @@ DEFAULTS = {
     # measured variants, a new KSP each round: KSPSetUp + KSPSetUpOnBlocks and one KSPSolve timed, PETSc's
     # events of each; warmup_rounds not recorded; "matrices": labels to restrict it to; None: DEFAULT_METHODS
     "setup": {"enabled": False, "methods": None, "rounds": 3, "warmup_rounds": 1, "rtol": 1e-8, "max_it": 2000, "matrices": None},
+    # a SNES application with GAMG (bench/snes.py: PETSc's snes ex5 as built by `make snes-ex5`), run by the
+    # driver after the layout jobs: runs [[layout, matrix type], ...] (None: aij 1x1, aijhybrid 1x1, aij
+    # 2x1, aijhybrid 1x2), settings [{label, options}] (None: snes.DEFAULT_SETTINGS), rounds alternating;
+    # grid x grid DMDA, Bratu parameter par, ksp, vec_type of the aijhybrid runs, timeout per run (s)
+    "snes": {"enabled": False, "grid": 1000, "par": 6.0, "ksp": "cg", "runs": None, "settings": None, "rounds": 3, "vec_type": "hybrid",
+             "timeout": 900},
     # vector operations on `length`-entry vectors, standard and hybrid, once per layout job; ops: None for all of VEC_OPS
     "vecops": {"enabled": False, "length": 1000000, "ops": None, "rounds": 5, "batch_seconds": 0.02, "threshold": None},
     # what makes the run fail (aijhybrid_bench.checks): a product farther than rel_diff_max from the
