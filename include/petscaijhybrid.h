@@ -41,15 +41,14 @@
    Level: beginner
 
    Notes:
-   What each option accepts and its default are listed once, in the options table of the README
-   (generated from the table in `src/mat/settings.c`, which also produces the `-help` lines and checks
-   the values), and by `PetscAIJHybridOptionsView()`. A bad value, or an unknown
-   `-mat_aijhybrid_` name, makes `MatSetFromOptions()` fail with a message naming the option before
-   any option is applied; an option of the family that no matrix reads is reported at `PetscFinalize()`.
-   The two factor options are read, and checked the same way, when a factor is made: with the
-   options prefix of the matrix factored, then without one.
+   `MatSetFromOptions()` reads the options (with the matrix's options prefix) as PETSc's own types do:
+   `-help` lists them with their current values, and a misspelt name is reported by `-options_left`
+   (by default in debug builds). A bad value makes `MatSetFromOptions()` fail with a message naming
+   the option and the value, before any option is applied. The two factor options are read, and
+   checked the same way, when a factor is made: with the options prefix of the matrix factored, then
+   without one. The README's options table is generated from `-help`.
 
-.seealso: `MatAIJHybridSetNumThreads()`, `MatAIJHybridSetMode()`, `PetscAIJHybridOptionsView()`
+.seealso: `MatAIJHybridSetNumThreads()`, `MatAIJHybridSetMode()`
 M*/
 #define MATAIJHYBRID    "aijhybrid"
 #define MATSEQAIJHYBRID "seqaijhybrid"
@@ -123,7 +122,6 @@ typedef struct {
 
 PETSC_EXTERN PetscErrorCode MatAIJHybridInitializePackage(void);
 PETSC_EXTERN PetscErrorCode MatAIJHybridFinalizePackage(void);
-PETSC_EXTERN PetscErrorCode PetscAIJHybridOptionsView(PetscViewer);
 
 PETSC_EXTERN PetscErrorCode MatCreateSeqAIJHybrid(MPI_Comm, PetscInt, PetscInt, PetscInt, const PetscInt[], Mat *);
 PETSC_EXTERN PetscErrorCode MatCreateMPIAIJHybrid(MPI_Comm, PetscInt, PetscInt, PetscInt, PetscInt, PetscInt, const PetscInt[], PetscInt, const PetscInt[], Mat *);

@@ -15,10 +15,13 @@
 #if PETSC_VERSION_LT(3, 20, 0)
   #define PetscAssertPointer(p, n) PetscValidPointer(p, n)
 #endif
+/* the option items of PetscOptionsBegin()/End() (PetscOptionsObject): a pointer to the struct up to 3.22, the struct's handle from 3.23 */
 #if PETSC_VERSION_LT(3, 23, 0)
 typedef PetscOptionItems *AIJHybridOptionItems;
+typedef PetscOptionItems  AIJHybridOptionItemsStruct;
 #else
-typedef PetscOptionItems AIJHybridOptionItems;
+typedef PetscOptionItems           AIJHybridOptionItems;
+typedef struct _n_PetscOptionItems AIJHybridOptionItemsStruct;
 #endif
 
 /* a container's destroy function gets the context up to PETSc 3.22 and the context's address from 3.23 */
@@ -34,7 +37,7 @@ typedef PetscOptionItems AIJHybridOptionItems;
 #if PETSC_VERSION_LT(3, 22, 0)
 typedef PetscInt AIJHybridSFRankCount;
 #else
-typedef PetscMPIInt      AIJHybridSFRankCount;
+typedef PetscMPIInt                AIJHybridSFRankCount;
 #endif
 
 #endif

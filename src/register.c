@@ -8,7 +8,6 @@
 #include "vec/vechybridimpl.h"
 #include "sf/sfnodeaware.h"
 #include "factor/factor.h"
-#include "options/optiontable.h"
 
 static PetscBool MatAIJHybridPackageInitialized = PETSC_FALSE;
 
@@ -25,8 +24,6 @@ PetscErrorCode MatAIJHybridFinalizePackage(void)
 {
   PetscFunctionBegin;
   MatAIJHybridPackageInitialized = PETSC_FALSE;
-  PetscCall(AIJHybridOptionsReportUnused()); /* a -mat_aijhybrid_* (or other family's) option no object read */
-  PetscCall(AIJHybridOptionTablesReset());
   PetscCall(AIJHybridThreadsFinalize());
   PetscCall(VecHybridStandardFinalize());
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -65,11 +62,6 @@ PetscErrorCode MatAIJHybridInitializePackage(void)
   PetscCall(VecRegister(VECMPIHYBRID, VecCreate_MPIHybrid));
   PetscCall(VecHybridStandardFromOptions()); /* -vec_hybrid_standard */
   PetscCall(PetscSFNodeAwareInitializePackage());
-  /* the option tables of the types (src/options/optiontable.h): one line per table */
-  PetscCall(AIJHybridOptionTableRegister(&MatAIJHybridOptionTable));
-  PetscCall(AIJHybridOptionTableRegister(&VecHybridOptionTable));
-  PetscCall(AIJHybridOptionTableRegister(&PetscSFNodeAwareOptionTable));
-  PetscCall(AIJHybridOptionTableRegister(&MatOrderingCMRCMOptionTable));
   PetscCall(PetscLogEventRegister("AIJHybPartition", MAT_CLASSID, &MATAIJHYBRID_Partition));
   PetscCall(PetscLogEventRegister("AIJHybHaloBegin", MAT_CLASSID, &MATAIJHYBRID_HaloBegin));
   PetscCall(PetscLogEventRegister("AIJHybHaloEnd", MAT_CLASSID, &MATAIJHYBRID_HaloEnd));

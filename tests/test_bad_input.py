@@ -32,14 +32,17 @@ def test_bad_call(ranks, check):
 
 
 def test_bad_options_cover_every_option():
-    """workers/badoptions.py has bad values for every option of the matrix's option table (the
-    registered tables of all types are checked generically by tests/test_options_table.py)"""
+    """workers/badoptions.py has bad values for every -mat_aijhybrid_* option MatSetFromOptions reads
+    (-help of build/tests/options_table; the options of every type are checked generically by
+    tests/test_options_table.py; the factor options, read when a factor is made, by
+    tests/test_preconditioners.py)"""
     sys.path.insert(0, str(mpirun.ROOT / "share" / "docs"))
     import options as docs
     from badoptions import BAD_OPTIONS, BAD_SETS
 
-    table = next(t for t in docs.registry(mpirun.BUILD) if t["family"] == "mat_aijhybrid_")
-    names = {o["name"][len("mat_aijhybrid_"):] for o in table["options"]}
+    group = next(g for g in docs.registry(mpirun.BUILD) if g["title"] == "AIJHybrid options (hybrid MPI/OpenMP products)")
+    names = {o["name"][len("mat_aijhybrid_"):] for o in group["options"]}
+    assert len(names) == 12 and "num_threads" in names, names
     assert {n for n, _, _ in BAD_OPTIONS} == names
     assert {n for given, _ in BAD_SETS for n, _ in given} >= names
 
@@ -47,14 +50,15 @@ def test_bad_options_cover_every_option():
 @pytest.mark.parametrize(
     "option,value,expect",
     [
-        ("-mat_aijhybrid_num_threads", "0", ["'0'", "integer from 1 to 4096"]),
-        ("-mat_aijhybrid_partition", "bogus", ["'bogus'", "one of rows, nnz, diffusion, optimal"]),
-        ("-mat_aijhybrid_row_cost", "-1", ["'-1'", ">= 0"]),
-        ("-mat_aijhybrid_diffusion_tol", "-1", ["'-1'", ">= 0"]),
-        ("-mat_aijhybrid_num_threads", "abc", ["'abc'", "integer from 1 to 4096"]),
-        ("-mat_aijhybrid_mode", "bogus", ["'bogus'", "one of auto, vector, task"]),
-        ("-mat_aijhybrid_first_touch", "maybe", ["'maybe'", "a boolean"]),
-        ("-mat_aijhybrid_node_aware", "maybe", ["'maybe'", "a boolean"]),
+        ("-mat_aijhybrid_num_threads", "0", ["'0'", "at least 1 thread"]),
+        ("-mat_aijhybrid_num_threads", "5000", ["'5000'", "allowed bound 4096"]),
+        ("-mat_aijhybrid_partition", "bogus", ["'bogus'", "rows nnz diffusion optimal"]),
+        ("-mat_aijhybrid_row_cost", "-1", ["'-1'"]),
+        ("-mat_aijhybrid_diffusion_tol", "-1", ["'-1'"]),
+        ("-mat_aijhybrid_num_threads", "abc", ["'abc'", "no integer value"]),
+        ("-mat_aijhybrid_mode", "bogus", ["'bogus'", "auto vector task"]),
+        ("-mat_aijhybrid_first_touch", "maybe", ["'maybe'", "Unknown logical value"]),
+        ("-mat_aijhybrid_node_aware", "maybe", ["'maybe'", "Unknown logical value"]),
     ],
 )
 @pytest.mark.parametrize("ranks", (1, 2))

@@ -1,23 +1,20 @@
-"""The options of every type the package registers, described once in a table per type
-(src/options/optiontable.h) and listed by build/tests/options_table (PetscAIJHybridOptionsView()),
-against everything that states them:
+"""The options of the package's types, read the PETSc way (each type's SetFromOptions, or where a type
+reads them, with PETSc's readers through src/options/options.h) and listed by -help, against
+everything that states them:
 
-- the README's options table is the one share/docs/options.py generates from the tables;
-- -help of a program that creates every type (examples/ex1 with each table's selecting options, at
-  2 ranks) lists exactly the registered options of each family (a name of a family that is in -help
-  but in no table, or in a table but not in -help, fails), with the stated defaults as the current
-  values of a new object;
-- the manual page of each type (the table's manpage, e.g. MATAIJHYBRID) and the manual page of each
-  option's Set function name the option;
-- every option refuses bad values drawn from its kind and range (not a number, a fraction for an
-  integer, beyond PetscInt, non-finite, below or above the range, an unknown boolean or enum name)
-  with a message naming the option and what it accepts, and an unknown name of each family
-  (a misspelling) is refused; an option of a family that no object reads is reported at PetscFinalize.
-
-New types join by registering their table (src/register.c): these tests then cover them unchanged.
+- build/tests/options_table (one object of every type, each reading its options) lists under -help
+  the options of every family, grouped under their types' titles; the README's options table is what
+  share/docs/options.py generates from that listing;
+- -help of an application (examples/ex1 with each family's selecting options, at 2 ranks) lists the
+  same options;
+- the manual page of each type and of each option's Set function name the option;
+- every option refuses bad values of its kind (not a number, a fraction for an integer, an integer
+  beyond PetscInt, no value, not finite, an unknown boolean or enum name) and values just outside its
+  range, with a message naming the option and the value; the values at the ends of the range pass;
+- a misspelt name, or an option with a prefix no object has, is reported by PETSc's -options_left at
+  PetscFinalize, as PETSc's own options are, and the package prints no report of its own.
 """
 
-import math
 import re
 import sys
 
@@ -31,120 +28,104 @@ import options as docs  # noqa: E402
 pytestmark = pytest.mark.mpi
 
 EX1 = mpirun.BUILD / "examples" / "ex1"
-TABLES = None
+TABLE = mpirun.BUILD / "tests" / "options_table"
+GROUPS = None
+
+# values just outside each integer and real option's range (and in its gaps), and the ends of the
+# range, which must pass: the ranges are stated in the readers' calls, these are their tests
+OUTSIDE = {
+    "mat_aijhybrid_num_threads": ["-2", "0", "4097"],
+    "mat_aijhybrid_row_cost": ["-0.5", "1e400"],
+    "mat_aijhybrid_diffusion_tol": ["-1e-9"],
+    "mat_aijhybrid_diffusion_max_it": ["-1"],
+    "mat_aijhybrid_prefetch": ["-2", "1048577"],
+    "mat_aijhybrid_task_share": ["-2", "-0.5", "1.5"],
+    "mat_aijhybrid_node_size": ["-1"],
+    "vec_hybrid_num_threads": ["-1000", "0", "4097"],
+    "vec_hybrid_threshold": ["-1"],
+    "sf_nodeaware_node_size": ["-3"],
+    "mat_ordering_cmrcm_colors": ["0"],
+}
+ENDS = {
+    "mat_aijhybrid_num_threads": ["-1", "1", "2"],
+    "mat_aijhybrid_row_cost": ["0", "1e300"],
+    "mat_aijhybrid_diffusion_tol": ["0"],
+    "mat_aijhybrid_diffusion_max_it": ["0"],
+    "mat_aijhybrid_prefetch": ["-1", "0", "1048576"],
+    "mat_aijhybrid_task_share": ["-1", "0", "1"],
+    "mat_aijhybrid_node_size": ["0", "1"],
+    "vec_hybrid_num_threads": ["-1", "1"],
+    "vec_hybrid_threshold": ["0"],
+    "sf_nodeaware_node_size": ["0", "1"],
+    "mat_ordering_cmrcm_colors": ["1"],
+}
+BAD_OF_KIND = {
+    "int": ["abc", "1.5", "99999999999999999999", "4294967299", ""],
+    "real": ["abc", "nan", "inf", ""],
+    "bool": ["maybe", "2"],
+    "enum": ["bogus", ""],
+}
 
 
-def tables():
-    global TABLES
-    if TABLES is None:
-        TABLES = docs.registry(mpirun.BUILD)
-    return TABLES
+def groups():
+    global GROUPS
+    if GROUPS is None:
+        GROUPS = docs.registry(mpirun.BUILD)
+    return GROUPS
 
 
 def all_options():
-    return [(t, o) for t in tables() for o in t["options"]]
+    return [o for g in groups() for o in g["options"]]
 
 
 def select_args():
-    args = []
-    for t in tables():
-        args += t["select"].split()
+    args = ["-pc_type", "bjacobi", "-sub_pc_type", "icc", "-sub_pc_factor_mat_ordering_type", "cmrcm"]
+    for _, select, _ in docs.FAMILIES:
+        if "ordering" not in select:
+            args += select.split()
     return args
 
 
-def test_registry_lists_the_matrix_options():
-    """the registry itself: the matrix family with its fifteen options, the vector, PetscSF and
-    CM-RCM ordering families (a vanished table must fail)"""
-    fam = {t["family"]: t for t in tables()}
-    assert {"mat_aijhybrid_", "vec_hybrid_", "sf_nodeaware_", "mat_ordering_cmrcm_"} <= set(fam), fam.keys()
-    assert len(fam["vec_hybrid_"]["options"]) == 4 and len(fam["sf_nodeaware_"]["options"]) == 2, fam
-    assert [o["name"] for o in fam["mat_ordering_cmrcm_"]["options"]] == ["mat_ordering_cmrcm_colors"], fam
-    names = [o["name"] for o in fam["mat_aijhybrid_"]["options"]]
-    assert len(names) == 15 and "mat_aijhybrid_num_threads" in names and "mat_aijhybrid_first_touch" in names, names
-    for t, o in all_options():
-        assert o["name"].startswith(t["family"]), o
-        assert "|" not in o["help"] and o["accepts"] and o["default"] and o["man"], o
+def test_help_lists_every_family():
+    """the listing itself: every family, with its options (a vanished option must fail)"""
+    names = [o["name"] for o in all_options()]
+    assert len(names) == len(set(names)), names
+    for fam, n in (("mat_aijhybrid_", 15), ("vec_hybrid_", 4), ("sf_nodeaware_", 2), ("mat_ordering_cmrcm_", 1)):
+        got = [x for x in names if x.startswith(fam)]
+        assert len(got) == n, (fam, got)
+    assert "mat_aijhybrid_num_threads" in names and "mat_aijhybrid_factor_solve" in names and "vec_hybrid_standard" in names
+    for o in all_options():
+        assert o["help"] and o["man"] and o["default"], o
+        assert o["kind"] != "enum" or len(o["choices"]) >= 2, o
+    titles = [g["title"] for g in groups()]
+    assert "AIJHybrid options (hybrid MPI/OpenMP products)" in titles and "PetscSF node-aware options" in titles, titles
 
 
-def test_readme_table_is_generated_from_the_registry():
+def test_readme_table_is_generated_from_help():
     readme = (mpirun.ROOT / "README.md").read_text()
     got = docs.block(readme)
     assert got is not None, "README.md has no options-table block"
-    want = docs.markdown(tables())
-    assert got == want, "README's options table differs from the registered tables: run share/docs/options.py --write README.md"
+    assert got == docs.markdown(groups()), "README's options table differs from -help: run share/docs/options.py --write README.md"
 
 
-# ------------------------------------------------------------------------------------------------
-# -help
+def test_every_int_and_real_option_has_range_tests():
+    ranged = {o["name"] for o in all_options() if o["kind"] in ("int", "real")}
+    assert ranged == set(OUTSIDE) == set(ENDS), (sorted(ranged ^ set(OUTSIDE)), sorted(ranged ^ set(ENDS)))
 
 
-def help_output():
+def test_application_help_lists_them():
+    """-help of examples/ex1 (MatSetFromOptions, VecSetFromOptions, the VecScatter's PetscSF, PCBJACOBI
+    with ICC and the CM-RCM ordering on the blocks) at 2 ranks lists every option (some with the
+    sub_ prefix of the blocks), the matrix's under their head in the matrix's section"""
     assert EX1.exists(), "build the examples first: make examples"
     run = mpirun.run([EX1, "-n", "4"] + select_args() + ["-help"], ranks=2, threads=1, timeout=120)
     assert run.rc == 0, run.describe()
-    return run.out
-
-
-HELP = {}
-
-
-def help_entries():
-    """{option name without prefix: current value shown} for every option of a registered family"""
-    if not HELP:
-        fams = [t["family"] for t in tables()]
-        for line in help_output().splitlines():
-            m = re.match(r"\s*-([A-Za-z0-9_]+):?\s*(?:<([^>]*)>)?", line)
-            if not m:
-                continue
-            name = m.group(1)
-            for f in fams:
-                k = 0 if name.startswith(f) else name.find("_" + f) + 1
-                if k > 0 or name.startswith(f):
-                    value = (m.group(2) or "").strip()
-                    value = re.sub(r"^now\s+", "", value).split(" : ")[0].strip()
-                    HELP.setdefault(name[k:], value)
-                    break
-    return HELP
-
-
-def test_help_lists_exactly_the_registered_options():
-    seen = set(help_entries())
-    registered = {o["name"] for _, o in all_options()}
-    assert registered - seen == set(), "registered but not in -help of %s: %s" % (" ".join(select_args()), sorted(registered - seen))
-    assert seen - registered == set(), "in -help but in no option table (add them to their type's table): %s" % sorted(seen - registered)
-
-
-def _value(kind, word):
-    """the value a word states for an option of this kind, or None when it is no value"""
-    try:
-        if kind == "int":
-            return int(word)
-        if kind == "real":
-            return float(word)
-    except ValueError:
-        return None
-    if kind == "bool":
-        return {"true": True, "false": False}.get(word.lower())
-    return word
-
-
-def test_defaults_are_what_help_shows():
-    """the default each table states (first word) is the current value -help shows for a new object;
-    defaults that depend on the run (first word no value: OMP_NUM_THREADS, NUMA-dependent) are not
-    compared"""
-    entries = help_entries()
-    compared = 0
-    for _, o in all_options():
-        stated = _value(o["kind"], o["default"].split()[0].rstrip(";,"))
-        if stated is None:
-            assert o["kind"] in ("int", "real") or o["default"].startswith("NUMA-dependent"), "default of -%s is no %s value: %r" % (o["name"], o["kind"], o["default"])
-            continue
-        shown = _value(o["kind"], entries[o["name"]].rstrip("."))
-        if o["kind"] == "real":
-            shown = float(entries[o["name"]])
-        assert shown == stated, "-%s: stated default %r, -help shows %r" % (o["name"], o["default"], entries[o["name"]])
-        compared += 1
-    assert compared >= len(all_options()) - 3, compared  # the two thread counts and vector first touch
+    listed = {o["name"] for g in docs.parse(run.out) for o in g["options"]}
+    stripped = {n[n.find(f):] for n in listed for f, _, _ in docs.FAMILIES if f in n}
+    missing = {o["name"] for o in all_options()} - stripped
+    assert not missing, "not in -help of ex1 %s: %s" % (" ".join(select_args()), sorted(missing))
+    mat = run.out[run.out.index("AIJHybrid options (hybrid MPI/OpenMP products)"):]
+    assert re.match(r"AIJHybrid options \(hybrid MPI/OpenMP products\)\n  -mat_aijhybrid_num_threads", mat), mat[:300]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -168,80 +149,87 @@ def manual_page(name, sources):
 def test_manual_pages_name_every_option():
     sources = _sources()
     missing = []
-    for t, o in all_options():
-        for page in (t["manpage"], o["man"]):
-            text = manual_page(page, sources)
-            if text is None:
-                missing.append("no manual page %s" % page)
-            elif "-" + o["name"] not in text:
-                missing.append("%s does not list -%s" % (page, o["name"]))
+    for g in groups():
+        for o in g["options"]:
+            for page in (g["manpage"], o["man"]):
+                text = manual_page(page, sources)
+                if text is None:
+                    missing.append("no manual page %s" % page)
+                elif "-" + o["name"] not in text:
+                    missing.append("%s does not list -%s" % (page, o["name"]))
     assert not missing, "\n".join(sorted(set(missing)))
 
 
 # ------------------------------------------------------------------------------------------------
-# bad values and unknown names, generated from each option's kind and range
-
-
-def bad_values(o):
-    """values each option must refuse: not of its kind, and just outside its range"""
-    kind, rng = o["kind"], o["range"]
-    if kind == "bool":
-        return ["maybe"]
-    if kind == "enum":
-        return ["bogus"]
-    lo, hi = float(rng[0]), float(rng[1])
-    special = {float(s) for s in rng[2:]}
-    if kind == "int":
-        vals = ["abc", "99999999999999999999"]
-        outside = [int(v) for v in (lo - 1, hi + 1) if abs(v) < 2**31 - 1 and v not in special]
-    else:
-        vals = ["nan"]
-        outside = [v for v in (lo - 0.5, hi + 0.5) if math.isfinite(v) and abs(v) < 1e300 and v not in special]
-    return vals + [str(v) for v in outside[:1]]
+# bad values, refused naming the option and the value; the ends of the ranges accepted
 
 
 def _cases():
     try:
-        return [(o["name"], v) for _, o in all_options() for v in bad_values(o)]
-    except RuntimeError:  # not built: the registry tests above fail with the reason
+        opts = all_options()
+    except RuntimeError:  # not built: the tests above fail with the reason
         return []
+    return [(o["name"], v) for o in opts for v in BAD_OF_KIND[o["kind"]] + OUTSIDE.get(o["name"], [])]
+
+
+def _table(args, ranks=1):
+    return mpirun.run([TABLE] + args, ranks=ranks, threads=1, timeout=60)
 
 
 @pytest.mark.parametrize("name,value", _cases())
 def test_bad_value_is_refused_naming_the_option(name, value):
-    o = next(o for _, o in all_options() if o["name"] == name)
-    run = mpirun.run([EX1, "-n", "4"] + select_args() + ["-" + name, value], ranks=2, threads=1, timeout=60)  # 2 ranks: an SF exists
+    run = _table(["-" + name] + ([value] if value else []))
     assert not run.timed_out and run.rc != 0, run.describe()
     out = run.output
     assert "Segmentation" not in out and "signal" not in out.lower(), run.describe()
-    assert "-" + name in out and o["accepts"] in out, "message must name -%s and say it accepts %r\n%s" % (name, o["accepts"], run.describe())
-    assert "'%s'" % value in out, run.describe()
+    if value:
+        assert "Invalid value '%s' for -%s:" % (value, name) in out, run.describe()
+    else:
+        assert "Option -%s needs a value" % name in out, run.describe()
 
 
-def _families():
-    try:
-        return [t["family"] for t in tables()]
-    except RuntimeError:
-        return ["mat_aijhybrid_"]
-
-
-@pytest.mark.parametrize("family", _families())
-def test_unknown_name_of_a_family_is_refused(family):
-    t = next(t for t in tables() if t["family"] == family)
-    first = t["options"][0]["name"]
-    wrong = first[:-1]  # a misspelling: the last letter missing
-    run = mpirun.run([EX1, "-n", "4"] + select_args() + ["-" + wrong, "1"], ranks=2, threads=1, timeout=60)
-    assert not run.timed_out and run.rc != 0, run.describe()
-    assert "Unknown option -%s" % wrong in run.output and "-" + first in run.output, run.describe()
-
-
-def test_option_no_object_reads_is_reported_at_finalize():
-    """a prefix no object has: nothing can refuse it while the program runs; PetscFinalize reports it"""
-    for t in tables():
-        name = "zzz_" + t["options"][0]["name"]
-        run = mpirun.run([EX1, "-n", "4"] + select_args() + ["-" + name, "1"], ranks=2, threads=1, timeout=60)
+def test_ends_of_the_ranges_are_accepted():
+    for k in range(3):
+        args = []
+        for name, values in ENDS.items():
+            if k < len(values):
+                args += ["-" + name, values[k]]
+        run = _table(args)
         assert run.rc == 0, run.describe()
-        assert "WARNING! petsc-aijhybrid: option -%s 1 was not used by any object" % name in run.out, run.describe()
-    # and not without reason: every option used, no warning
-    run = mpirun.run([EX1, "-n", "4"] + select_args(), ranks=2, threads=1, timeout=60)
-    assert run.rc == 0 and "petsc-aijhybrid: option" not in run.out, run.describe()
+
+
+def test_bad_value_changes_nothing():
+    """a bad value after good ones: nothing applied (the C programs' and petsc4py's MatSetFromOptions
+    alike; petsc4py's check with every option: tests/workers/badinput.py)"""
+    run = _table(["-mat_aijhybrid_num_threads", "3", "-mat_aijhybrid_sor_serial", "-mat_aijhybrid_task_share", "2", "-mat_view", "::ascii_info"])
+    assert run.rc != 0 and "Invalid value '2' for -mat_aijhybrid_task_share" in run.output, run.describe()
+
+
+# ------------------------------------------------------------------------------------------------
+# unused options: PETSc's -options_left
+
+
+@pytest.mark.parametrize("name", ["mat_aijhybrid_num_thread", "zzz_mat_aijhybrid_num_threads", "vec_hybrid_threads", "zzz_sf_nodeaware_node_size", "mat_ordering_cmrcm_color"])
+def test_unused_option_is_reported_by_options_left(name):
+    """a misspelling, or a prefix no object has: nothing reads it; PETSc's -options_left reports it at
+    PetscFinalize (by default in debug builds), the package prints nothing of its own"""
+    run = mpirun.run([EX1, "-n", "4"] + select_args() + ["-" + name, "1", "-options_left"], ranks=2, threads=1, timeout=60)
+    assert run.rc == 0, run.describe()
+    assert "Option left: name:-%s value: 1" % name in run.out, run.describe()
+    assert "petsc-aijhybrid: option" not in run.output, run.describe()
+    quiet = mpirun.run([EX1, "-n", "4"] + select_args() + ["-" + name, "1", "-options_left", "no"], ranks=2, threads=1, timeout=60)
+    assert quiet.rc == 0 and "Option left" not in quiet.out and "not used" not in quiet.out, quiet.describe()
+
+
+def test_every_option_used():
+    """with every option of every family given, -options_left reports none of them"""
+    args = []
+    for o in all_options():
+        value = {"int": ENDS.get(o["name"], ["1"])[-1], "real": ENDS.get(o["name"], ["1"])[-1], "bool": "false", "enum": o["choices"][0] if o["choices"] else ""}[o["kind"]]
+        if o["name"] == "mat_aijhybrid_num_threads" or o["name"] == "vec_hybrid_num_threads":
+            value = "1"
+        args += ["-" + o["name"], value]
+    run = _table(args + ["-options_left"])
+    assert run.rc == 0, run.describe()
+    left = re.findall(r"Option left: name:-(\S+)", run.out)
+    assert not [n for n in left if docs.family(n)], (left, run.describe())

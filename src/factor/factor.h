@@ -8,12 +8,9 @@
 
 #include <petscmat.h>
 
-struct AIJHybridOptionTable_s;
-
 PETSC_INTERN PetscLogEvent MATAIJHYBRID_Levels, MATAIJHYBRID_Ordering;
 
-PETSC_INTERN PetscErrorCode                      MatAIJHybridFactorRegister(void);
-PETSC_INTERN PetscErrorCode                      MatAIJHybridOrderingRegister(void);
-PETSC_INTERN const struct AIJHybridOptionTable_s MatOrderingCMRCMOptionTable; /* -mat_ordering_cmrcm_* */
+PETSC_INTERN PetscErrorCode MatAIJHybridFactorRegister(void);
+PETSC_INTERN PetscErrorCode MatAIJHybridOrderingRegister(void);
 
 #endif

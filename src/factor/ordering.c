@@ -8,7 +8,7 @@
 #include <petsc/private/petscimpl.h>
 #include "cmrcm.h"
 #include "factor.h"
-#include "../options/optiontable.h"
+#include "../options/options.h"
 
 PetscLogEvent MATAIJHYBRID_Ordering;
 
@@ -67,50 +67,22 @@ PetscErrorCode MatAIJHybridGetCMRCMColors(PetscInt *ncolors)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the ordering's options (src/options/optiontable.h): read each time a matrix is ordered */
-enum {
-  CMRCM_OPT_COLORS,
-  CMRCM_OPT_COUNT
-};
-
-static const AIJHybridOption MatOrderingCMRCMOptionList[CMRCM_OPT_COUNT] = {
-  [CMRCM_OPT_COLORS] = {"mat_ordering_cmrcm_colors",
-                        AIJHYBRID_OPTION_INT, 1,
-                        PETSC_MAX_INT, 0,
-                        {0, 0},
-                        NULL, "an integer >= 1",
-                        "24 (MatAIJHybridSetCMRCMColors() changes it)", "Colors of the CM-RCM ordering: more give an ILU/ICC closer to RCM's, with narrower levels in the threaded solves (read with the prefix of the matrix ordered, then without)",
-                        "MatAIJHybridSetCMRCMColors"},
-};
-
-const struct AIJHybridOptionTable_s MatOrderingCMRCMOptionTable =
-  {"mat_ordering_cmrcm_", "CM-RCM ordering options (petsc-aijhybrid)", "-pc_type bjacobi -sub_pc_type icc -sub_pc_factor_mat_ordering_type cmrcm", "MATORDERINGCMRCM", CMRCM_OPT_COUNT, MatOrderingCMRCMOptionList};
-
-/* the number of colors for ordering mat: its options prefix, then none; checked as a table's options
-   are (a bad value or a misspelt name of the family is refused naming the option), listed by -help */
+/* the number of colors for ordering mat: -mat_ordering_cmrcm_colors with its options prefix, then
+   without one; read each time a matrix is ordered (listed by -help under the ordering's title) */
 static PetscErrorCode CMRCMColorsFromOptions(Mat mat, PetscInt *ncolors)
 {
-  AIJHybridOptionValue v[CMRCM_OPT_COUNT] = {
-    {PETSC_FALSE, 0, 0}
-  };
   const char *prefix;
+  PetscBool   set = PETSC_FALSE;
 
   PetscFunctionBegin;
-  v[CMRCM_OPT_COLORS].i = AIJHybridCMRCMColors;
+  *ncolors = AIJHybridCMRCMColors;
   PetscCall(PetscObjectGetOptionsPrefix((PetscObject)mat, &prefix));
-  /* not PetscObjectOptionsBegin(): -help would not list the options of a matrix whose own options
-     were already listed (PCBJACOBI's block); this prints them once per prefix */
-  PetscOptionsBegin(PetscObjectComm((PetscObject)mat), prefix, "MatGetOrdering() of type " MATORDERINGCMRCM, "Mat");
-  PetscCall(AIJHybridOptionsProcess(PetscOptionsObject, (PetscObject)mat, &MatOrderingCMRCMOptionTable, v));
-  PetscOptionsEnd();
-  if (!v[CMRCM_OPT_COLORS].set && prefix) {
-    PetscOptions options;
-
-    PetscCall(PetscObjectGetOptions((PetscObject)mat, &options));
-    PetscCall(AIJHybridOptionsCheckNames(PETSC_COMM_SELF, options, NULL, &MatOrderingCMRCMOptionTable));
-    PetscCall(AIJHybridOptionGet(options, NULL, &MatOrderingCMRCMOptionTable, CMRCM_OPT_COLORS, &v[CMRCM_OPT_COLORS]));
+  for (PetscInt k = 0; k < (prefix ? 2 : 1) && !set; k++) {
+    PetscOptionsBegin(PetscObjectComm((PetscObject)mat), k ? NULL : prefix, "CM-RCM ordering options (petsc-aijhybrid)", "Mat");
+    PetscCall(AIJHybridOptionsRangeInt("-mat_ordering_cmrcm_colors", "Colors of the CM-RCM ordering (>= 1): more give an ILU/ICC closer to RCM's, with narrower levels in the threaded solves (read with the prefix of the matrix ordered, then without)",
+                                       "MatAIJHybridSetCMRCMColors", *ncolors, ncolors, &set, 1, PETSC_MAX_INT));
+    PetscOptionsEnd();
   }
-  *ncolors = v[CMRCM_OPT_COLORS].set ? v[CMRCM_OPT_COLORS].i : AIJHybridCMRCMColors;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -19,7 +19,7 @@
      aijhybrid.c    turning AIJ into aijhybrid and back, the operations that chain to AIJ, the
                     constructors, the manual pages of the two types
 
-   The registration (src/register.c) uses the constructors, the option table and the log events.
+   The registration (src/register.c) uses the constructors and the log events.
 */
 #ifndef AIJHYBRID_MAT_IMPL_H
 #define AIJHYBRID_MAT_IMPL_H
@@ -67,11 +67,10 @@ PETSC_INTERN PetscErrorCode MatAIJHybridEntryBlocks(Mat, Mat_AIJHybrid *, Mat *,
 PETSC_INTERN PetscErrorCode MatAIJHybridEntryPattern(Mat, PetscInt *, PetscInt *, const PetscInt **, const PetscInt **);
 
 /* settings.c, diagnostics.c, view.c */
-PETSC_INTERN const struct AIJHybridOptionTable_s MatAIJHybridOptionTable;
-PETSC_INTERN PetscErrorCode                      MatAIJHybridSetFromOptions_Private(Mat, AIJHybridOptionItems, Mat_AIJHybrid *);
-PETSC_INTERN PetscErrorCode                      MatAIJHybridComposeSettings(Mat, PetscBool);
-PETSC_INTERN PetscErrorCode                      MatAIJHybridComposeDiagnostics(Mat, PetscBool);
-PETSC_INTERN PetscErrorCode                      MatAIJHybridView_Private(Mat, PetscViewer, Mat_AIJHybrid *);
+PETSC_INTERN PetscErrorCode MatAIJHybridSetFromOptions_Private(Mat, AIJHybridOptionItems, Mat_AIJHybrid *);
+PETSC_INTERN PetscErrorCode MatAIJHybridComposeSettings(Mat, PetscBool);
+PETSC_INTERN PetscErrorCode MatAIJHybridComposeDiagnostics(Mat, PetscBool);
+PETSC_INTERN PetscErrorCode MatAIJHybridView_Private(Mat, PetscViewer, Mat_AIJHybrid *);
 
 /* aijhybrid.c */
 PETSC_INTERN PetscErrorCode MatCreate_SeqAIJHybrid(Mat);

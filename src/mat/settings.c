@@ -6,184 +6,89 @@
 */
 #include "aijhybridimpl.h"
 #include "factorsupport.h"
-#include "../options/optiontable.h"
+#include "../options/options.h"
 
 const char *const MatAIJHybridModes[]             = {"auto", "vector", "task", "MatAIJHybridMode", "MAT_AIJHYBRID_MODE_", NULL};
 const char *const MatAIJHybridPartitionTypes[]    = {"rows", "nnz", "diffusion", "optimal", "MatAIJHybridPartitionType", "MAT_AIJHYBRID_PARTITION_", NULL};
 const char *const MatAIJHybridFactorBlocksTypes[] = {"none", "thread", "MatAIJHybridFactorBlocks", "MAT_AIJHYBRID_FACTOR_BLOCKS_", NULL};
 
 /*
-  The -mat_aijhybrid_* options, each described once (src/options/optiontable.h): the README's options
-  table and the manual pages are tested against this list. The defaults stated here are those of
-  MatAIJHybridContextCreate() (src/mat/context.c); a test compares them with what -help shows.
+  The -mat_aijhybrid_* options, read by MatSetFromOptions() (the factor options when a factor is made:
+  MatAIJHybridFactorOptions()). Every option is read first, the values applied after, so that a bad
+  value leaves the matrix as it was. The current value -help shows for a new matrix is the default.
 */
-enum {
-  OPT_NUM_THREADS,
-  OPT_MODE,
-  OPT_PARTITION,
-  OPT_ROW_COST,
-  OPT_DIFFUSION_TOL,
-  OPT_DIFFUSION_MAX_IT,
-  OPT_FIRST_TOUCH,
-  OPT_PREFETCH,
-  OPT_TASK_SHARE,
-  OPT_NODE_AWARE,
-  OPT_NODE_SIZE,
-  OPT_SOR_SERIAL,
-  OPT_FACTOR_SOLVE,
-  OPT_FACTOR_CHECK,
-  OPT_FACTOR_BLOCKS,
-  OPT_COUNT
-};
-
-static const AIJHybridOption MatAIJHybridOptionList[OPT_COUNT] = {
-  [OPT_NUM_THREADS]      = {"mat_aijhybrid_num_threads",
-                            AIJHYBRID_OPTION_INT,                                    1,
-                            4096,                                                                       2,
-                            {PETSC_DECIDE, PETSC_DEFAULT},
-                            NULL,                                                                                                              "an integer from 1 to 4096, or -1 (PETSC_DECIDE) for the default",
-                            "OMP_NUM_THREADS; unset: the cores of the node / the ranks on it",                                                                                                                             "OpenMP threads per MPI rank for products",
-                            "MatAIJHybridSetNumThreads"                                                                                                                                                                                                                                                                                                                                                       },
-  [OPT_MODE]             = {"mat_aijhybrid_mode",
-                            AIJHYBRID_OPTION_ENUM,                                   0,
-                            0,                                                                          0,
-                            {0, 0},
-                            MatAIJHybridModes,                                                                                                 "one of auto, vector, task",
-                            "auto (task with threads and an off-process part, else vector)",                                                                                                                               "Overlap of the halo exchange with computation",
-                            "MatAIJHybridSetMode"                                                                                                                                                                                                                                                                                                                                                             },
-  [OPT_PARTITION]        = {"mat_aijhybrid_partition",        AIJHYBRID_OPTION_ENUM, 0, 0,              0, {0, 0}, MatAIJHybridPartitionTypes, "one of rows, nnz, diffusion, optimal",                             "nnz",  "Thread partition of the rows",                                                                                                                      "MatAIJHybridSetPartitionType"},
-  [OPT_ROW_COST]         = {"mat_aijhybrid_row_cost",         AIJHYBRID_OPTION_REAL, 0, PETSC_MAX_REAL, 0, {0, 0}, NULL,                       "a finite real >= 0",                                               "2",    "Cost of one row in units of one nonzero, for the balanced partitions",                                                                              "MatAIJHybridSetRowCost"      },
-  [OPT_DIFFUSION_TOL]    = {"mat_aijhybrid_diffusion_tol",    AIJHYBRID_OPTION_REAL, 0, PETSC_MAX_REAL, 0, {0, 0}, NULL,                       "a finite real >= 0",                                               "0.01", "Diffusion partition: stop when max/mean cost <= 1 + tol",                                                                                           "MatAIJHybridSetDiffusion"    },
-  [OPT_DIFFUSION_MAX_IT] = {"mat_aijhybrid_diffusion_max_it", AIJHYBRID_OPTION_INT,  0, PETSC_MAX_INT,  0, {0, 0}, NULL,                       "an integer >= 0",                                                  "50",   "Diffusion partition: maximum number of sweeps",                                                                                                     "MatAIJHybridSetDiffusion"    },
-  [OPT_FIRST_TOUCH]      = {"mat_aijhybrid_first_touch",
-                            AIJHYBRID_OPTION_BOOL,                                   0,
-                            0,                                                                          0,
-                            {0, 0},
-                            NULL,                                                                                                              "a boolean (true, false, yes, no, on, off, 1, 0; no value: true)",
-                            "false",                                                                                                                                                                                       "Multiply copies of the blocks first touched by the threads that read them (NUMA placement; doubles the matrix memory)",
-                            "MatAIJHybridSetFirstTouch"                                                                                                                                                                                                                                                                                                                                                       },
-  [OPT_PREFETCH]         = {"mat_aijhybrid_prefetch",
-                            AIJHYBRID_OPTION_INT,                                    0,
-                            AIJHYBRID_PREFETCH_MAX,                                                     2,
-                            {PETSC_DECIDE, PETSC_DEFAULT},
-                            NULL,                                                                                                              "an integer from 0 (none) to 1048576 nonzeros, or -1 for measured",
-                            "-1 (measured per rank: 512 or none)",                                                                                                                                                         "Software prefetch distance of the forward products in nonzeros, 0 for none, or -1 to choose it from measured products",
-                            "MatAIJHybridSetPrefetch"                                                                                                                                                                                                                                                                                                                                                         },
-  [OPT_TASK_SHARE]       = {"mat_aijhybrid_task_share",
-                            AIJHYBRID_OPTION_REAL,                                   0,
-                            1,                                                                          1,
-                            {PETSC_DETERMINE, 0},
-                            NULL,                                                                                                              "a real from 0 to 1, or -1 to size it from measured times",
-                            "-1 (measured)",                                                                                                                                                                               "Task mode: share of an equal part of the diagonal block thread 0 multiplies after the halo exchange, 0 to 1, or -1 to size it from measured times",
-                            "MatAIJHybridSetTaskShare"                                                                                                                                                                                                                                                                                                                                                        },
-  [OPT_NODE_AWARE]       = {"mat_aijhybrid_node_aware",
-                            AIJHYBRID_OPTION_BOOL,                                   0,
-                            0,                                                                          0,
-                            {0, 0},
-                            NULL,                                                                                                              "a boolean (true, false, yes, no, on, off, 1, 0; no value: true)",
-                            "false (the halo PetscSF's type is what -sf_type says, default basic)",                                                                                                                        "Node-aware halo exchange (PetscSF type nodeaware): one inter-node message per ordered node pair, gathered and redistributed on the nodes",
-                            "MatAIJHybridSetNodeAware"                                                                                                                                                                                                                                                                                                                                                        },
-  [OPT_NODE_SIZE]        = {"mat_aijhybrid_node_size",
-                            AIJHYBRID_OPTION_INT,                                    0,
-                            PETSC_MAX_INT,                                                              2,
-                            {PETSC_DECIDE, PETSC_DEFAULT},
-                            NULL,                                                                                                              "an integer >= 1, or 0 for the node-aware PetscSF's own choice",
-                            "0 (the PetscSF's -sf_nodeaware_node_size, else the nodes MPI_COMM_TYPE_SHARED finds)",                                                                                                        "Emulate nodes of k consecutive ranks for the node-aware exchange (0: the PetscSF's -sf_nodeaware_node_size, else nodes from MPI_COMM_TYPE_SHARED)",
-                            "MatAIJHybridSetNodeSize"                                                                                                                                                                                                                                                                                                                                                         },
-  [OPT_SOR_SERIAL]       = {"mat_aijhybrid_sor_serial",
-                            AIJHYBRID_OPTION_BOOL,                                   0,
-                            0,                                                                          0,
-                            {0, 0},
-                            NULL,                                                                                                              "a boolean (true, false, yes, no, on, off, 1, 0; no value: true)",
-                            "false (thread-local sweeps)",                                                                                                                                                                 "MatSOR runs AIJ's serial sweeps instead of thread-local ones (each thread's rows swept with the other threads' values from the previous sweep)",
-                            "MatAIJHybridSetSORSerial"                                                                                                                                                                                                                                                                                                                                                        },
-  [OPT_FACTOR_SOLVE]     = {"mat_aijhybrid_factor_solve",
-                            AIJHYBRID_OPTION_ENUM,                                   0,
-                            0,                                                                          0,
-                            {0, 0},
-                            MatAIJHybridFactorSolves,                                                                                          "one of auto, threaded, serial",
-                            "auto (the first solves of a factor measured both ways, the faster kept)",                                                                                                                     "Triangular solves of ILU/ICC factors: measured choice, threaded, or PETSc's serial ones (read when the factor is made)",
-                            "MatAIJHybridGetFactorInfo"                                                                                                                                                                                                                                                                                                                                                       },
-  [OPT_FACTOR_CHECK]     = {"mat_aijhybrid_factor_check",
-                            AIJHYBRID_OPTION_BOOL,                                   0,
-                            0,                                                                          0,
-                            {0, 0},
-                            NULL,                                                                                                              "a boolean (true, false, yes, no, on, off, 1, 0; no value: true)",
-                            "false",                                                                                                                                                                                       "Debugging: compare every threaded triangular solve of an ILU/ICC factor with PETSc's own (read when the factor is made)",
-                            "MatAIJHybridGetFactorInfo"                                                                                                                                                                                                                                                                                                                                                       },
-  [OPT_FACTOR_BLOCKS]    = {"mat_aijhybrid_factor_blocks",
-                            AIJHYBRID_OPTION_ENUM,                                   0,
-                            0,                                                                          0,
-                            {0, 0},
-                            MatAIJHybridFactorBlocksTypes,                                                                                     "one of none, thread",
-                            "none (the exact factorization)",                                                                                                                                                              "ILU/ICC: factor the whole matrix (none) or, like PCBJACOBI over as many ranks, the diagonal block of each thread's rows, all at once (thread)",
-                            "MatAIJHybridSetFactorBlocks"                                                                                                                                                                                                                                                                                                                                                     },
-};
-
-const struct AIJHybridOptionTable_s MatAIJHybridOptionTable = {"mat_aijhybrid_", "AIJHybrid options (hybrid MPI/OpenMP products)", "-mat_type aijhybrid", "MATAIJHYBRID", OPT_COUNT, MatAIJHybridOptionList};
-
 PetscErrorCode MatAIJHybridSetFromOptions_Private(Mat A, AIJHybridOptionItems PetscOptionsObject, Mat_AIJHybrid *ctx)
 {
-  AIJHybridOptionValue v[OPT_COUNT] = {
-    {PETSC_FALSE, 0, 0}
-  };
+  AIJHybridSettings s        = ctx->set;
+  PetscInt          nthreads = s.nthreads_set ? s.params.nthreads : PETSC_DECIDE;
+  PetscBool         fthreads, fmode, fpart, fcost, ftol, fmaxit, ftouch, fprefetch, fshare, faware, fsize, fsor, fblocks;
 
   PetscFunctionBegin;
-  /* the current values, shown by -help */
-  v[OPT_NUM_THREADS].i      = ctx->set.params.nthreads;
-  v[OPT_MODE].i             = (PetscInt)ctx->set.mode;
-  v[OPT_PARTITION].i        = (PetscInt)ctx->set.params.type;
-  v[OPT_ROW_COST].r         = ctx->set.params.row_cost;
-  v[OPT_DIFFUSION_TOL].r    = ctx->set.params.diffusion_tol;
-  v[OPT_DIFFUSION_MAX_IT].i = ctx->set.params.diffusion_max_it;
-  v[OPT_FIRST_TOUCH].i      = ctx->set.first_touch;
-  v[OPT_PREFETCH].i         = ctx->set.prefetch;
-  v[OPT_TASK_SHARE].r       = ctx->set.task_share;
-  v[OPT_NODE_AWARE].i       = ctx->set.node_aware;
-  v[OPT_NODE_SIZE].i        = ctx->set.node_size;
-  v[OPT_SOR_SERIAL].i       = ctx->set.sor_serial;
-  v[OPT_FACTOR_SOLVE].i     = (PetscInt)MAT_AIJHYBRID_FACTOR_SOLVE_AUTO; /* read by the factors (src/factor/factor.c) */
-  v[OPT_FACTOR_CHECK].i     = 0;                                         /* read by the factors themselves (src/factor/factor.c) when they are made */
-  v[OPT_FACTOR_BLOCKS].i    = (PetscInt)ctx->set.factor_blocks;
-  /* every option read and checked before any is applied: a bad one leaves the matrix as it was */
-  PetscCall(AIJHybridOptionsProcess(PetscOptionsObject, (PetscObject)A, &MatAIJHybridOptionTable, v));
-  if (v[OPT_NUM_THREADS].set) PetscCall(MatAIJHybridSetNumThreads(A, v[OPT_NUM_THREADS].i));
-  if (v[OPT_MODE].set) PetscCall(MatAIJHybridSetMode(A, (MatAIJHybridMode)v[OPT_MODE].i));
-  if (v[OPT_PARTITION].set) PetscCall(MatAIJHybridSetPartitionType(A, (MatAIJHybridPartitionType)v[OPT_PARTITION].i));
-  if (v[OPT_ROW_COST].set) PetscCall(MatAIJHybridSetRowCost(A, v[OPT_ROW_COST].r));
-  if (v[OPT_DIFFUSION_TOL].set || v[OPT_DIFFUSION_MAX_IT].set) PetscCall(MatAIJHybridSetDiffusion(A, v[OPT_DIFFUSION_TOL].r, v[OPT_DIFFUSION_MAX_IT].i));
-  if (v[OPT_FIRST_TOUCH].set) PetscCall(MatAIJHybridSetFirstTouch(A, (PetscBool)v[OPT_FIRST_TOUCH].i));
-  if (v[OPT_PREFETCH].set) PetscCall(MatAIJHybridSetPrefetch(A, v[OPT_PREFETCH].i));
-  if (v[OPT_TASK_SHARE].set) PetscCall(MatAIJHybridSetTaskShare(A, v[OPT_TASK_SHARE].r));
-  if (v[OPT_NODE_AWARE].set) PetscCall(MatAIJHybridSetNodeAware(A, (PetscBool)v[OPT_NODE_AWARE].i));
-  if (v[OPT_NODE_SIZE].set) PetscCall(MatAIJHybridSetNodeSize(A, v[OPT_NODE_SIZE].i));
-  if (v[OPT_SOR_SERIAL].set) PetscCall(MatAIJHybridSetSORSerial(A, (PetscBool)v[OPT_SOR_SERIAL].i));
-  if (v[OPT_FACTOR_BLOCKS].set) PetscCall(MatAIJHybridSetFactorBlocks(A, (MatAIJHybridFactorBlocks)v[OPT_FACTOR_BLOCKS].i));
+  PetscOptionsHeadBegin(PetscOptionsObject, "AIJHybrid options (hybrid MPI/OpenMP products)");
+  PetscCall(AIJHybridOptionsRangeInt("-mat_aijhybrid_num_threads", "OpenMP threads per MPI rank for the products, 1 to 4096, or -1: OMP_NUM_THREADS, unset: the cores of the node / the ranks on it", "MatAIJHybridSetNumThreads", nthreads, &nthreads,
+                                     &fthreads, PETSC_DECIDE, AIJHYBRID_MAX_THREADS));
+  PetscCall(AIJHybridOptionsCheck(PetscOptionsObject, "-mat_aijhybrid_num_threads", (PetscBool)(nthreads != 0), "at least 1 thread, or -1 for the default"));
+  PetscCall(AIJHybridOptionsEnum("-mat_aijhybrid_mode", "Overlap of the halo exchange with computation (auto: task with threads and an off-process part, else vector)", "MatAIJHybridSetMode", MatAIJHybridModes, s.mode, &s.mode, &fmode));
+  PetscCall(AIJHybridOptionsEnum("-mat_aijhybrid_partition", "Thread partition of the rows", "MatAIJHybridSetPartitionType", MatAIJHybridPartitionTypes, s.params.type, &s.params.type, &fpart));
+  PetscCall(AIJHybridOptionsRangeReal("-mat_aijhybrid_row_cost", "Cost of one row in units of one nonzero, for the balanced partitions (>= 0)", "MatAIJHybridSetRowCost", s.params.row_cost, &s.params.row_cost, &fcost, 0.0, PETSC_MAX_REAL));
+  PetscCall(AIJHybridOptionsRangeReal("-mat_aijhybrid_diffusion_tol", "Diffusion partition: stop when max/mean cost <= 1 + tol (>= 0)", "MatAIJHybridSetDiffusion", s.params.diffusion_tol, &s.params.diffusion_tol, &ftol, 0.0, PETSC_MAX_REAL));
+  PetscCall(AIJHybridOptionsRangeInt("-mat_aijhybrid_diffusion_max_it", "Diffusion partition: maximum number of sweeps (>= 0)", "MatAIJHybridSetDiffusion", s.params.diffusion_max_it, &s.params.diffusion_max_it, &fmaxit, 0, PETSC_MAX_INT));
+  PetscCall(
+    AIJHybridOptionsBool("-mat_aijhybrid_first_touch", "Multiply copies of the blocks first touched by the threads that read them (NUMA placement; doubles the matrix memory)", "MatAIJHybridSetFirstTouch", s.first_touch, &s.first_touch, &ftouch));
+  PetscCall(AIJHybridOptionsRangeInt("-mat_aijhybrid_prefetch", "Software prefetch distance of the forward products in nonzeros, 0 (none) to 1048576, or -1 to choose it per rank from measured products (512 or none)", "MatAIJHybridSetPrefetch",
+                                     s.prefetch, &s.prefetch, &fprefetch, -1, AIJHYBRID_PREFETCH_MAX));
+  PetscCall(AIJHybridOptionsRangeReal("-mat_aijhybrid_task_share", "Task mode: share of an equal part of the diagonal block thread 0 multiplies after the halo exchange, 0 to 1, or -1 to size it from measured times", "MatAIJHybridSetTaskShare",
+                                      s.task_share, &s.task_share, &fshare, -1.0, 1.0));
+  PetscCall(AIJHybridOptionsCheck(PetscOptionsObject, "-mat_aijhybrid_task_share", (PetscBool)(s.task_share >= 0.0 || s.task_share == -1.0), "a share from 0 to 1, or -1 to size it from measured times"));
+  PetscCall(AIJHybridOptionsBool("-mat_aijhybrid_node_aware", "Node-aware halo exchange (PetscSF type nodeaware): one inter-node message per ordered node pair, gathered and redistributed on the nodes (false: the type -sf_type gives)",
+                                 "MatAIJHybridSetNodeAware", s.node_aware, &s.node_aware, &faware));
+  PetscCall(AIJHybridOptionsRangeInt("-mat_aijhybrid_node_size", "Emulate nodes of k consecutive ranks for the node-aware exchange (0: the PetscSF's -sf_nodeaware_node_size, else nodes from MPI_COMM_TYPE_SHARED)", "MatAIJHybridSetNodeSize",
+                                     s.node_size, &s.node_size, &fsize, 0, PETSC_MAX_INT));
+  PetscCall(AIJHybridOptionsBool("-mat_aijhybrid_sor_serial", "MatSOR runs AIJ's serial sweeps instead of thread-local ones (each thread's rows swept with the other threads' values from the previous sweep)", "MatAIJHybridSetSORSerial", s.sor_serial,
+                                 &s.sor_serial, &fsor));
+  PetscCall(AIJHybridOptionsEnum("-mat_aijhybrid_factor_blocks", "ILU/ICC: factor the whole matrix (none) or, like PCBJACOBI over as many ranks, the diagonal block of each thread's rows, all at once (thread)", "MatAIJHybridSetFactorBlocks", MatAIJHybridFactorBlocksTypes,
+                                 s.factor_blocks, &s.factor_blocks, &fblocks));
+  PetscOptionsHeadEnd();
+  if (fthreads) PetscCall(MatAIJHybridSetNumThreads(A, nthreads));
+  if (fmode) PetscCall(MatAIJHybridSetMode(A, s.mode));
+  if (fpart) PetscCall(MatAIJHybridSetPartitionType(A, s.params.type));
+  if (fcost) PetscCall(MatAIJHybridSetRowCost(A, s.params.row_cost));
+  if (ftol || fmaxit) PetscCall(MatAIJHybridSetDiffusion(A, s.params.diffusion_tol, s.params.diffusion_max_it));
+  if (ftouch) PetscCall(MatAIJHybridSetFirstTouch(A, s.first_touch));
+  if (fprefetch) PetscCall(MatAIJHybridSetPrefetch(A, s.prefetch));
+  if (fshare) PetscCall(MatAIJHybridSetTaskShare(A, s.task_share));
+  if (faware) PetscCall(MatAIJHybridSetNodeAware(A, s.node_aware));
+  if (fsize) PetscCall(MatAIJHybridSetNodeSize(A, s.node_size));
+  if (fsor) PetscCall(MatAIJHybridSetSORSerial(A, s.sor_serial));
+  if (fblocks) PetscCall(MatAIJHybridSetFactorBlocks(A, s.factor_blocks));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /*
-  MatAIJHybridFactorOptions - the factor options of the table (-mat_aijhybrid_factor_solve,
-  -mat_aijhybrid_factor_check) for a factor of A, read when the factor is made: with A's options
-  prefix, then without one (A may be the diagonal block PCBJACOBI factors, prefixed sub_). Checked
-  and refused as MatSetFromOptions() refuses them (a factor's matrix need not have run it). mode and
-  check keep their values where the options are not given.
+  MatAIJHybridFactorOptions - the factor options (-mat_aijhybrid_factor_solve, -mat_aijhybrid_factor_check)
+  for a factor of A, read when the factor is made: with A's options prefix, then without one (A may be
+  the diagonal block PCBJACOBI factors, prefixed sub_). mode and check keep their values where the
+  options are not given.
 */
 PetscErrorCode MatAIJHybridFactorOptions(Mat A, MatAIJHybridFactorSolve *mode, PetscBool *check)
 {
-  const char          *prefix;
-  PetscOptions         options;
-  AIJHybridOptionValue v;
+  const char *prefix;
+  PetscBool   fmode = PETSC_FALSE, fcheck = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectGetOptionsPrefix((PetscObject)A, &prefix));
-  PetscCall(PetscObjectGetOptions((PetscObject)A, &options));
-  for (PetscInt k = OPT_FACTOR_SOLVE; k <= OPT_FACTOR_CHECK; k++) {
-    PetscCall(AIJHybridOptionGet(options, prefix, &MatAIJHybridOptionTable, k, &v));
-    if (!v.set && prefix) PetscCall(AIJHybridOptionGet(options, NULL, &MatAIJHybridOptionTable, k, &v));
-    if (!v.set) continue;
-    if (k == OPT_FACTOR_SOLVE) *mode = (MatAIJHybridFactorSolve)v.i;
-    else *check = (PetscBool)(v.i != 0);
+  for (PetscInt k = 0; k < (prefix ? 2 : 1); k++) {
+    MatAIJHybridFactorSolve m = *mode;
+    PetscBool               c = *check, fm, fc;
+
+    PetscOptionsBegin(PetscObjectComm((PetscObject)A), k ? NULL : prefix, "Threaded triangular solves of ILU/ICC factors (petsc-aijhybrid)", "Mat");
+    PetscCall(AIJHybridOptionsEnum("-mat_aijhybrid_factor_solve", "Triangular solves of ILU/ICC factors: measured choice, threaded, or PETSc's serial ones", "MatAIJHybridGetFactorInfo", MatAIJHybridFactorSolves, m, &m, &fm));
+    PetscCall(AIJHybridOptionsBool("-mat_aijhybrid_factor_check", "Debugging: compare every threaded triangular solve of an ILU/ICC factor with PETSc's own", "MatAIJHybridGetFactorInfo", c, &c, &fc));
+    PetscOptionsEnd();
+    if (fm && !fmode) *mode = m; /* the prefixed option, read first, wins */
+    if (fc && !fcheck) *check = c;
+    fmode  = (PetscBool)(fmode || fm);
+    fcheck = (PetscBool)(fcheck || fc);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -12,6 +12,7 @@
 */
 #include "sfnodeaware.h"
 #include "sfnodeawareimpl.h"
+#include "../options/options.h"
 #include <petscviewer.h>
 
 static PetscBool NodeAwarePackageInitialized = PETSC_FALSE;
@@ -259,44 +260,27 @@ static PetscErrorCode PetscSFDestroy_NodeAware(PetscSF sf)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the -sf_nodeaware_* options, each described once (src/options/optiontable.h) */
-enum {
-  SFNA_OPT_NODE_SIZE,
-  SFNA_OPT_ALWAYS,
-  SFNA_OPT_COUNT
-};
-static const AIJHybridOption PetscSFNodeAwareOptionList[SFNA_OPT_COUNT] = {
-  [SFNA_OPT_ALWAYS]    = {"sf_nodeaware_always",
-                          AIJHYBRID_OPTION_BOOL, 0,
-                          0,             0,
-                          {0, 0},
-                          NULL, "a boolean (true, false, yes, no, on, off, 1, 0; no value: true)",
-                          "false (basic runs where the plan combines nothing)", "Run the node-aware plan even on one node or with one rank per node, where its messages are basic's and basic sends them by default",
-                          "PetscSFNodeAwareSetAlways"  },
-  [SFNA_OPT_NODE_SIZE] = {"sf_nodeaware_node_size",
-                          AIJHYBRID_OPTION_INT,  0,
-                          PETSC_MAX_INT, 0,
-                          {0, 0},
-                          NULL, "an integer >= 1, or 0 for the nodes MPI_COMM_TYPE_SHARED finds",
-                          "0 (the nodes MPI_COMM_TYPE_SHARED finds)",           "Emulate nodes of k consecutive ranks (0: the nodes MPI_COMM_TYPE_SHARED finds)",
-                          "PetscSFNodeAwareSetNodeSize"},
-};
+/* the -sf_nodeaware_* options of sf (its prefix): both read first, then the values applied */
+static PetscErrorCode PetscSFNodeAwareOptions(PetscSF sf, AIJHybridOptionItems PetscOptionsObject)
+{
+  PetscSF_NodeAware *na        = (PetscSF_NodeAware *)sf->data;
+  PetscInt           node_size = na->node_size;
+  PetscBool          always    = na->always, fsize, falways;
 
-const struct AIJHybridOptionTable_s PetscSFNodeAwareOptionTable = {"sf_nodeaware_", "PetscSF node-aware options", "-sf_type nodeaware", "PETSCSFNODEAWARE", SFNA_OPT_COUNT, PetscSFNodeAwareOptionList};
+  PetscFunctionBegin;
+  PetscOptionsHeadBegin(PetscOptionsObject, "PetscSF node-aware options");
+  PetscCall(AIJHybridOptionsRangeInt("-sf_nodeaware_node_size", "Emulate nodes of k consecutive ranks (0: the nodes MPI_COMM_TYPE_SHARED finds)", "PetscSFNodeAwareSetNodeSize", node_size, &node_size, &fsize, 0, PETSC_MAX_INT));
+  PetscCall(AIJHybridOptionsBool("-sf_nodeaware_always", "Run the node-aware plan even on one node or with one rank per node, where its messages are basic's and basic sends them by default", "PetscSFNodeAwareSetAlways", always, &always, &falways));
+  PetscOptionsHeadEnd();
+  if (fsize) PetscCall(PetscSFNodeAwareSetNodeSize(sf, node_size));
+  if (falways) PetscCall(PetscSFNodeAwareSetAlways(sf, always));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 static PetscErrorCode PetscSFSetFromOptions_NodeAware(PetscSF sf, AIJHybridOptionItems PetscOptionsObject)
 {
-  PetscSF_NodeAware   *na                = (PetscSF_NodeAware *)sf->data;
-  AIJHybridOptionValue v[SFNA_OPT_COUNT] = {
-    {PETSC_FALSE, 0, 0}
-  };
-
   PetscFunctionBegin;
-  v[SFNA_OPT_NODE_SIZE].i = na->node_size;
-  v[SFNA_OPT_ALWAYS].i    = na->always;
-  PetscCall(AIJHybridOptionsProcess(PetscOptionsObject, (PetscObject)sf, &PetscSFNodeAwareOptionTable, v));
-  if (v[SFNA_OPT_NODE_SIZE].set) PetscCall(PetscSFNodeAwareSetNodeSize(sf, v[SFNA_OPT_NODE_SIZE].i));
-  if (v[SFNA_OPT_ALWAYS].set) PetscCall(PetscSFNodeAwareSetAlways(sf, (PetscBool)v[SFNA_OPT_ALWAYS].i));
+  PetscCall(PetscSFNodeAwareOptions(sf, PetscOptionsObject));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -706,19 +690,18 @@ static PetscErrorCode PetscSFCreate_NodeAware(PetscSF sf)
 
   PetscCall(PetscNew(&na));
   sf->data = (void *)na;
-  { /* the options, read here too for an SF given this type after PetscSFSetFromOptions() (the matrix's halo SF) */
-    AIJHybridOptionValue v;
-
-    PetscCall(AIJHybridOptionGet(((PetscObject)sf)->options, ((PetscObject)sf)->prefix, &PetscSFNodeAwareOptionTable, SFNA_OPT_NODE_SIZE, &v));
-    if (v.set) na->node_size = v.i;
-    PetscCall(AIJHybridOptionGet(((PetscObject)sf)->options, ((PetscObject)sf)->prefix, &PetscSFNodeAwareOptionTable, SFNA_OPT_ALWAYS, &v));
-    if (v.set) na->always = (PetscBool)v.i;
-  }
   PetscCall(PetscObjectComposeFunction((PetscObject)sf, "PetscSFNodeAwareSetNodeSize_C", PetscSFNodeAwareSetNodeSize_NodeAware));
   PetscCall(PetscObjectComposeFunction((PetscObject)sf, "PetscSFNodeAwareGetNodeSize_C", PetscSFNodeAwareGetNodeSize_NodeAware));
   PetscCall(PetscObjectComposeFunction((PetscObject)sf, "PetscSFNodeAwareSetAlways_C", PetscSFNodeAwareSetAlways_NodeAware));
   PetscCall(PetscObjectComposeFunction((PetscObject)sf, "PetscSFNodeAwareGetAlways_C", PetscSFNodeAwareGetAlways_NodeAware));
   PetscCall(PetscObjectComposeFunction((PetscObject)sf, "PetscSFNodeAwareGetStats_C", PetscSFNodeAwareGetStats_NodeAware));
+  { /* the options, read here too for an SF given this type after PetscSFSetFromOptions() (the matrix's
+       halo SF); listed by -help where PetscSFSetFromOptions() reads them */
+    AIJHybridOptionItemsStruct items;
+
+    PetscCall(AIJHybridOptionsQuiet((PetscObject)sf, &items));
+    PetscCall(PetscSFNodeAwareOptions(sf, &items));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -7,10 +7,7 @@
 #define AIJHYBRID_SF_SFNODEAWARE_H
 
 #include <petscsf.h>
-#include "../options/optiontable.h"
 
 PETSC_INTERN PetscErrorCode PetscSFNodeAwareInitializePackage(void);
-/* its options (-sf_nodeaware_*), described once (src/options/optiontable.h) */
-PETSC_INTERN const struct AIJHybridOptionTable_s PetscSFNodeAwareOptionTable;
 
 #endif

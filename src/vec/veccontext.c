@@ -1,8 +1,7 @@
 /*
    The context of a hybrid vector (src/vec/vechybridimpl.h), composed on it in a container: made
    from the options or copied from another vector, the thread count in force, how an operation runs
-   (VecHybridGetRun(), VecHybridRunMap()), and the first touch of the threads' entries. The
-   -vec_hybrid_* option table is here because a context is made from it.
+   (VecHybridGetRun(), VecHybridRunMap()), and the first touch of the threads' entries.
 */
 #include "vechybridimpl.h"
 #include <sys/mman.h>
@@ -125,7 +124,8 @@ static PetscErrorCode VecHybridContextDestroy(void *arg)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* compose a new context on v: a copy of from's settings, or the defaults and the options of v's prefix */
+/* compose a new context on v: a copy of from's settings, or the defaults (the options are read by
+   the caller, VecHybridInstall()) */
 PetscErrorCode VecHybridComposeContext(Vec v, const Vec_Hybrid *from, Vec_Hybrid **out)
 {
   Vec_Hybrid    *ctx;
@@ -143,17 +143,9 @@ PetscErrorCode VecHybridComposeContext(Vec v, const Vec_Hybrid *from, Vec_Hybrid
       PetscCall(PetscArraycpy(ctx->bounds, from->bounds, from->nthreads + 1));
     }
   } else {
-    PetscOptions         options = ((PetscObject)v)->options;
-    const char          *prefix  = ((PetscObject)v)->prefix;
-    AIJHybridOptionValue T, threshold, ft;
-
-    PetscCall(AIJHybridOptionGet(options, prefix, &VecHybridOptionTable, VECHYBRID_OPT_NUM_THREADS, &T));
-    ctx->nthreads_set = (PetscBool)(T.set && T.i >= 1);
-    ctx->nthreads     = ctx->nthreads_set ? T.i : AIJHybridDefaultNumThreads();
-    PetscCall(AIJHybridOptionGet(options, prefix, &VecHybridOptionTable, VECHYBRID_OPT_THRESHOLD, &threshold));
-    ctx->threshold = threshold.set && threshold.i >= 0 ? threshold.i : VECHYBRID_DEFAULT_THRESHOLD;
-    PetscCall(AIJHybridOptionGet(options, prefix, &VecHybridOptionTable, VECHYBRID_OPT_FIRST_TOUCH, &ft));
-    ctx->first_touch = ft.set ? (PetscBool)ft.i : (PetscBool)(AIJHybridNumaDomains() > 1);
+    ctx->nthreads    = AIJHybridDefaultNumThreads();
+    ctx->threshold   = VECHYBRID_DEFAULT_THRESHOLD;
+    ctx->first_touch = (PetscBool)(AIJHybridNumaDomains() > 1);
   }
   PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
   PetscCall(PetscContainerSetPointer(c, ctx));
@@ -163,45 +155,6 @@ PetscErrorCode VecHybridComposeContext(Vec v, const Vec_Hybrid *from, Vec_Hybrid
   if (out) *out = ctx;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
-
-/*
-  The -vec_hybrid_* options, each described once (src/options/optiontable.h): read when a vector is
-  made (VecHybridContextCreate), by VecSetFromOptions() (with -help) and, for -vec_hybrid_standard,
-  when the package is registered. The README's options table and the manual pages are tested
-  against this list.
-*/
-static const AIJHybridOption VecHybridOptionList[VECHYBRID_OPT_COUNT] = {
-  [VECHYBRID_OPT_NUM_THREADS] = {"vec_hybrid_num_threads",
-                                 AIJHYBRID_OPTION_INT,  1,
-                                 AIJHYBRID_MAX_THREADS, 2,
-                                 {PETSC_DECIDE, PETSC_DEFAULT},
-                                 NULL, "an integer from 1 to 4096, or -1 (PETSC_DECIDE) for the default",
-                                 "OMP_NUM_THREADS; unset: the cores of the node / the ranks on it (as -mat_aijhybrid_num_threads)", "OpenMP threads per MPI rank for the vector operations",
-                                 "VecHybridSetNumThreads"},
-  [VECHYBRID_OPT_THRESHOLD]   = {"vec_hybrid_threshold",
-                                 AIJHYBRID_OPTION_INT,  0,
-                                 PETSC_MAX_INT,         2,
-                                 {PETSC_DECIDE, PETSC_DEFAULT},
-                                 NULL, "an integer >= 0 (a local length), or -1 for the default",
-                                 "20000",                                                                                           "Local length from which an operation runs on the threads (shorter: on the calling thread)",
-                                 "VecHybridSetThreshold" },
-  [VECHYBRID_OPT_FIRST_TOUCH] = {"vec_hybrid_first_touch",
-                                 AIJHYBRID_OPTION_BOOL, 0,
-                                 0,                     0,
-                                 {0, 0},
-                                 NULL, "a boolean (true, false, yes, no, on, off, 1, 0; no value: true)",
-                                 "NUMA-dependent: true where the node has several NUMA domains, else false",                        "The threads first write their own entries (NUMA placement)",
-                                 "VecHybridSetFirstTouch"},
-  [VECHYBRID_OPT_STANDARD]    = {"vec_hybrid_standard",
-                                 AIJHYBRID_OPTION_BOOL, 0,
-                                 0,                     0,
-                                 {0, 0},
-                                 NULL, "a boolean (true, false, yes, no, on, off, 1, 0; no value: true)",
-                                 "false",                                                                                           "Give every standard vector made afterwards (VecCreateMPI(), ...) the threaded operations, keeping its type name (read when the package is registered)",
-                                 "VecHybridSetStandard"  },
-};
-
-const struct AIJHybridOptionTable_s VecHybridOptionTable = {"vec_hybrid_", "Hybrid vector options (OpenMP threads in each rank)", "-vec_type hybrid", "VECHYBRID", VECHYBRID_OPT_COUNT, VecHybridOptionList};
 
 /* remove v's context (freed with its container) */
 PetscErrorCode VecHybridContextClear(Vec v)

@@ -19,10 +19,6 @@
 */
 #include "vechybridimpl.h"
 
-/* the settings of the next hybrid vector this package makes (VecDuplicate(), VecCreateHybridWithLayout()), or NULL */
-static const Vec_Hybrid *VecHybridTemplate = NULL;
-static PetscInt          VecHybridCreated  = 0; /* hybrid contexts installed: tells whether a parent's duplicate ran our create */
-
 static PetscErrorCode (*VecCreate_SeqStandard)(Vec) = NULL; /* PETSc's constructors, saved from VecList */
 static PetscErrorCode (*VecCreate_MPIStandard)(Vec) = NULL;
 static PetscBool VecHybridStandard                  = PETSC_FALSE;
@@ -127,14 +123,17 @@ PetscErrorCode VecHybridStandardFinalize(void)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* -vec_hybrid_standard, read when the package is registered (checked as every option of the table) */
+/* -vec_hybrid_standard, read when the package is registered */
 PetscErrorCode VecHybridStandardFromOptions(void)
 {
-  AIJHybridOptionValue v;
+  PetscBool standard = PETSC_FALSE, set;
 
   PetscFunctionBegin;
-  PetscCall(AIJHybridOptionGet(NULL, NULL, &VecHybridOptionTable, VECHYBRID_OPT_STANDARD, &v));
-  if (v.set && v.i) PetscCall(VecHybridSetStandard(PETSC_TRUE));
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Hybrid vectors for the standard types (petsc-aijhybrid)", "Vec");
+  PetscCall(AIJHybridOptionsBool("-vec_hybrid_standard", "Give every standard vector made afterwards (VecCreateMPI(), ...) the threaded operations, keeping its type name (read when the package is registered)", "VecHybridSetStandard", standard,
+                                 &standard, &set));
+  PetscOptionsEnd();
+  if (set && standard) PetscCall(VecHybridSetStandard(PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -142,19 +141,14 @@ static PetscErrorCode VecHybridSetOps(Vec, Vec_Hybrid *);
 
 static PetscErrorCode VecDuplicate_Hybrid(Vec x, Vec *y)
 {
-  Vec_Hybrid    *ctx, *yctx;
-  PetscInt       created = VecHybridCreated;
-  PetscErrorCode ierr;
+  Vec_Hybrid *ctx, *yctx;
 
   PetscFunctionBegin;
   PetscCall(VecHybridGetContext(x, &ctx));
   /* the standard duplicate: VecDuplicate_Seq() makes the copy with VecSetType() (our create runs, with
-     x's settings from the template), VecDuplicate_MPI() does not (the copy is named "mpi"); both copy
-     x's composed objects, so the copy holds x's context, which is replaced by one of its own */
-  VecHybridTemplate = ctx;
-  ierr              = (*ctx->duplicate)(x, y);
-  VecHybridTemplate = NULL;
-  PetscCall(ierr);
+     the defaults), VecDuplicate_MPI() does not (the copy is named "mpi"); both copy x's composed
+     objects, so the copy holds x's context, which is replaced by a copy of its own */
+  PetscCall((*ctx->duplicate)(x, y));
   PetscCall(VecHybridComposeContext(*y, ctx, &yctx));
   yctx->standard       = ctx->standard;
   yctx->mpi            = ctx->mpi;
@@ -164,7 +158,7 @@ static PetscErrorCode VecDuplicate_Hybrid(Vec x, Vec *y)
   yctx->setfromoptions = ctx->setfromoptions;
   PetscCall(VecHybridSetOps(*y, yctx));
   if (!ctx->standard) PetscCall(PetscObjectChangeTypeName((PetscObject)*y, ((PetscObject)x)->type_name));
-  if (VecHybridCreated == created) PetscCall(VecHybridPlace(*y, yctx, PETSC_FALSE)); /* our create did not run: place the fresh (zero) array */
+  PetscCall(VecHybridPlace(*y, yctx, PETSC_FALSE)); /* the fresh (zero) array, on x's threads and parts */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -220,35 +214,47 @@ static PetscErrorCode VecView_Hybrid(Vec v, PetscViewer viewer)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the -vec_hybrid_* options of v (its prefix): every option read first, then the values applied */
+static PetscErrorCode VecHybridOptions(Vec v, AIJHybridOptionItems PetscOptionsObject)
+{
+  Vec_Hybrid *ctx;
+  PetscInt    nthreads, threshold;
+  PetscBool   first_touch, fthreads, fthreshold, ftouch;
+
+  PetscFunctionBegin;
+  PetscCall(VecHybridGetContext(v, &ctx));
+  nthreads    = ctx->nthreads_set ? ctx->nthreads : PETSC_DECIDE;
+  threshold   = ctx->threshold;
+  first_touch = ctx->first_touch;
+  PetscOptionsHeadBegin(PetscOptionsObject, "Hybrid vector options (OpenMP threads in each rank)");
+  PetscCall(AIJHybridOptionsRangeInt("-vec_hybrid_num_threads", "OpenMP threads per MPI rank for the vector operations, 1 to 4096, or -1: as -mat_aijhybrid_num_threads (a vector from MatCreateVecs(): the matrix's)", "VecHybridSetNumThreads",
+                                     nthreads, &nthreads, &fthreads, PETSC_DECIDE, AIJHYBRID_MAX_THREADS));
+  PetscCall(AIJHybridOptionsCheck(PetscOptionsObject, "-vec_hybrid_num_threads", (PetscBool)(nthreads != 0), "at least 1 thread, or -1 for the default"));
+  PetscCall(AIJHybridOptionsRangeInt("-vec_hybrid_threshold", "Local length from which an operation runs on the threads (shorter: on the calling thread)", "VecHybridSetThreshold", threshold, &threshold, &fthreshold, 0, PETSC_MAX_INT));
+  PetscCall(
+    AIJHybridOptionsBool("-vec_hybrid_first_touch", "The threads first write their own entries (NUMA placement; default: true where the node has several NUMA domains, else false)", "VecHybridSetFirstTouch", first_touch, &first_touch, &ftouch));
+  PetscOptionsHeadEnd();
+  if (fthreads) PetscCall(VecHybridSetNumThreads(v, nthreads));
+  if (fthreshold) PetscCall(VecHybridSetThreshold(v, threshold));
+  if (ftouch) PetscCall(VecHybridSetFirstTouch(v, first_touch));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode VecSetFromOptions_Hybrid(Vec v, AIJHybridOptionItems PetscOptionsObject)
 {
-  Vec_Hybrid          *ctx;
-  AIJHybridOptionValue val[VECHYBRID_OPT_COUNT] = {
-    {PETSC_FALSE, 0, 0}
-  };
-  PetscBool standard;
+  Vec_Hybrid *ctx;
 
   PetscFunctionBegin;
   PetscCall(VecHybridGetContext(v, &ctx));
   if (ctx->setfromoptions) PetscCall((*ctx->setfromoptions)(v, PetscOptionsObject));
-  PetscCall(VecHybridGetStandard(&standard));
-  /* the current values, shown by -help */
-  val[VECHYBRID_OPT_NUM_THREADS].i = ctx->nthreads;
-  val[VECHYBRID_OPT_THRESHOLD].i   = ctx->threshold;
-  val[VECHYBRID_OPT_FIRST_TOUCH].i = ctx->first_touch;
-  val[VECHYBRID_OPT_STANDARD].i    = standard;
-  /* every option read and checked before any is applied */
-  PetscCall(AIJHybridOptionsProcess(PetscOptionsObject, (PetscObject)v, &VecHybridOptionTable, val));
-  if (val[VECHYBRID_OPT_NUM_THREADS].set) PetscCall(VecHybridSetNumThreads(v, val[VECHYBRID_OPT_NUM_THREADS].i));
-  if (val[VECHYBRID_OPT_THRESHOLD].set) PetscCall(VecHybridSetThreshold(v, val[VECHYBRID_OPT_THRESHOLD].i));
-  if (val[VECHYBRID_OPT_FIRST_TOUCH].set) PetscCall(VecHybridSetFirstTouch(v, (PetscBool)val[VECHYBRID_OPT_FIRST_TOUCH].i));
-  if (val[VECHYBRID_OPT_STANDARD].set && (PetscBool)val[VECHYBRID_OPT_STANDARD].i != standard) PetscCall(VecHybridSetStandard((PetscBool)val[VECHYBRID_OPT_STANDARD].i));
+  PetscCall(VecHybridOptions(v, PetscOptionsObject));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /*
-  VecHybridInstall - give a standard vector (VECSEQ or VECMPI, just made) the hybrid context and
-  operations; standard: keep the type name (-vec_hybrid_standard), else seqhybrid / mpihybrid
+  VecHybridInstall - give a standard vector (VECSEQ or VECMPI, just made) the hybrid context with the
+  defaults and the -vec_hybrid_* options of its prefix, and the operations; standard: keep the type
+  name (-vec_hybrid_standard), else seqhybrid / mpihybrid
 */
 PetscErrorCode VecHybridInstall(Vec v, PetscBool standard)
 {
@@ -257,8 +263,7 @@ PetscErrorCode VecHybridInstall(Vec v, PetscBool standard)
 
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)v, VECMPI, &mpi));
-  PetscCall(VecHybridComposeContext(v, VecHybridTemplate, &ctx));
-  VecHybridTemplate   = NULL; /* for this vector only */
+  PetscCall(VecHybridComposeContext(v, NULL, &ctx));
   ctx->standard       = standard;
   ctx->mpi            = mpi;
   ctx->duplicate      = v->ops->duplicate;
@@ -268,7 +273,12 @@ PetscErrorCode VecHybridInstall(Vec v, PetscBool standard)
   PetscCall(AIJHybridCountRanksOnNode(PetscObjectComm((PetscObject)v)));
   PetscCall(VecHybridSetOps(v, ctx));
   if (!standard) PetscCall(PetscObjectChangeTypeName((PetscObject)v, mpi ? VECMPIHYBRID : VECSEQHYBRID));
-  VecHybridCreated++;
+  { /* the options (listed by -help where VecSetFromOptions() reads them) */
+    AIJHybridOptionItemsStruct items;
+
+    PetscCall(AIJHybridOptionsQuiet((PetscObject)v, &items));
+    PetscCall(VecHybridOptions(v, &items));
+  }
   PetscCall(VecHybridPlace(v, ctx, PETSC_FALSE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -346,7 +356,9 @@ PetscErrorCode VecCreate_Hybrid(Vec v)
 
   Level: developer
 
-  Note:
+  Notes:
+  The `-vec_hybrid_*` options (without prefix) are read as for every hybrid vector;
+  `-vec_hybrid_num_threads`, when given, takes the place of `nthreads` and `bounds` (equal parts).
   With first touch the threads write their parts first (NUMA placement). `MatCreateVecs()` of a
   `MATAIJHYBRID` matrix uses it with the matrix's thread partition.
 
@@ -354,28 +366,14 @@ PetscErrorCode VecCreate_Hybrid(Vec v)
 @*/
 PetscErrorCode VecCreateHybridWithLayout(MPI_Comm comm, PetscLayout map, PetscInt nthreads, const PetscInt bounds[], Vec *v)
 {
-  Vec_Hybrid tmpl;
+  Vec_Hybrid *ctx;
 
   PetscFunctionBegin;
   PetscCall(VecCreate(comm, v));
   PetscCall(PetscLayoutReference(map, &(*v)->map));
-  PetscCall(PetscMemzero(&tmpl, sizeof(tmpl)));
-  tmpl.nthreads_set = (PetscBool)(nthreads >= 1);
-  tmpl.nthreads     = tmpl.nthreads_set ? nthreads : AIJHybridDefaultNumThreads();
-  tmpl.bounds       = tmpl.nthreads_set ? (PetscInt *)bounds : NULL;
-  tmpl.threshold    = VECHYBRID_DEFAULT_THRESHOLD;
-  tmpl.first_touch  = (PetscBool)(AIJHybridNumaDomains() > 1);
-  {
-    AIJHybridOptionValue threshold, ft;
-
-    PetscCall(AIJHybridOptionGet(NULL, NULL, &VecHybridOptionTable, VECHYBRID_OPT_THRESHOLD, &threshold));
-    if (threshold.set && threshold.i >= 0) tmpl.threshold = threshold.i;
-    PetscCall(AIJHybridOptionGet(NULL, NULL, &VecHybridOptionTable, VECHYBRID_OPT_FIRST_TOUCH, &ft));
-    if (ft.set) tmpl.first_touch = (PetscBool)ft.i;
-  }
-  VecHybridTemplate = &tmpl;
-  PetscCall(VecSetType(*v, VECHYBRID));
-  VecHybridTemplate = NULL;
+  PetscCall(VecSetType(*v, VECHYBRID)); /* the defaults and the -vec_hybrid_* options */
+  PetscCall(VecHybridGetContext(*v, &ctx));
+  if (nthreads >= 1 && !ctx->nthreads_set) PetscCall(VecHybridSetPartition(*v, nthreads, bounds)); /* -vec_hybrid_num_threads wins */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

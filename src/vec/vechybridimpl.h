@@ -12,20 +12,11 @@
 #include <petsc/private/vecimpl.h>
 #include "../threads/threads.h"
 #include "../kernels/vec.h"
-#include "../options/optiontable.h"
+#include "../options/options.h"
 
 #define VECHYBRID_DEFAULT_THRESHOLD 20000 /* local length from which operations are threaded (docs/vectors.md) */
 
-/* the -vec_hybrid_* options, described once in VecHybridOptionTable (src/vec/veccontext.c) */
-enum {
-  VECHYBRID_OPT_NUM_THREADS,
-  VECHYBRID_OPT_THRESHOLD,
-  VECHYBRID_OPT_FIRST_TOUCH,
-  VECHYBRID_OPT_STANDARD,
-  VECHYBRID_OPT_COUNT
-};
-PETSC_INTERN const struct AIJHybridOptionTable_s VecHybridOptionTable;
-PETSC_INTERN PetscErrorCode                      VecHybridStandardFromOptions(void);
+PETSC_INTERN PetscErrorCode VecHybridStandardFromOptions(void);
 
 /*
   The context of a hybrid vector, composed on it in a container (its data stays VECSEQ's or VECMPI's,
