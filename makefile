@@ -66,7 +66,7 @@ EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/ex*.
 # pure unit tests built from their sources (no plugin library): tests/unit/<name>.c
 PURE_UNIT := test_partition test_nodeplan test_veckernels test_levels test_cmrcm test_sor test_numeric test_choice test_blocks test_csrentry
 # C tests built against PETSc alone (not linked with the plugin; they load it with -dll_append when asked)
-PETSC_UNIT := native_probe
+PETSC_UNIT := native_probe native_vectors
 UNIT     := $(patsubst %,$(BUILD)/tests/%,$(PURE_UNIT) $(PETSC_UNIT)) $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(filter-out $(patsubst %,tests/unit/%.c,$(PURE_UNIT) $(PETSC_UNIT)),$(wildcard tests/unit/*.c)))
 
 .PHONY: all lib examples unit snes-ex5 check-petsc setup run bench test test-flavours test-harness test-harness-sf install clean help format check-format
@@ -156,6 +156,10 @@ $(BUILD)/tests/test_csrentry: tests/unit/test_csrentry.c tests/unit/unitcheck.h 
 	@mkdir -p $(dir $@)
 	@echo "  CC   tests/unit/test_csrentry.c"
 	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) tests/unit/test_csrentry.c -o $@ $(LIBPETSC) $(OPENMP)
+$(BUILD)/tests/native_vectors: tests/unit/native_vectors.c
+	@mkdir -p $(dir $@)
+	@echo "  CC   tests/unit/native_vectors.c"
+	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) $< -o $@ $(LIBPETSC) -ldl
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/unitcheck.h $(LIBNAME) include/petscaijhybrid.h
 	@mkdir -p $(dir $@)
 	@echo "  CC   $<"

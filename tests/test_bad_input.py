@@ -21,7 +21,7 @@ from conftest import cached_worker
 
 pytestmark = pytest.mark.mpi
 
-CHECKS = ["option_values", "option_sets", "unknown_names", "c_setters", "num_threads", "other_setters", "unassembled", "wrong_global_size", "wrong_local_size"]
+CHECKS = ["option_values", "option_sets", "unknown_names", "copies", "c_setters", "num_threads", "other_setters", "unassembled", "wrong_global_size", "wrong_local_size"]
 
 
 @pytest.mark.parametrize("check", CHECKS)

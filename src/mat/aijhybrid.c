@@ -298,6 +298,7 @@ static PetscErrorCode MatAIJHybridStrip(Mat B)
   B->ops->scale              = ctx->parentops.scale;
   B->ops->diagonalscale      = ctx->parentops.diagonalscale;
   B->ops->getdiagonal        = ctx->parentops.getdiagonal;
+  B->ops->lufactor           = ctx->parentops.lufactor;
   PetscCall(MatAIJHybridContextDestroy(B));
   PetscCall(MatAIJHybridComposeSettings(B, PETSC_FALSE));
   PetscCall(MatAIJHybridComposeDiagnostics(B, PETSC_FALSE));
@@ -344,6 +345,47 @@ static PetscErrorCode MatConvert_AIJHybrid_Any(Mat A, MatType type, MatReuse reu
     PetscCall(MatPropagateSymmetryOptions(A, tmp)); /* e.g. conversion to sbaij requires them */
     PetscCall(MatConvert(tmp, type, reuse, newmat));
     PetscCall(MatDestroy(&tmp));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Y = Y + a X (src/mat/axpy.c). With another nonzero pattern (also MatCopy() and MatAYPX() with
+   DIFFERENT_NONZERO_PATTERN) the sum is made as a new matrix whose data, and with it its context, is
+   put into Y (MatHeaderMerge()/MatHeaderReplace()): Y's settings are put back */
+static PetscErrorCode MatAXPY_AIJHybrid_KeepSettings(Mat Y, PetscScalar a, Mat X, MatStructure str)
+{
+  Mat_AIJHybrid    *ctx;
+  AIJHybridSettings keep;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContext(Y, &ctx));
+  keep = ctx->set;
+  PetscCall(MatAXPY_AIJHybrid(Y, a, X, str));
+  if (str != SAME_NONZERO_PATTERN) PetscCall(MatAIJHybridTakeSettings(&keep, Y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* AIJ's in-place LU: PETSc puts the factor's data into A (MatHeaderMerge()), which keeps A's
+   operations and drops its context; A, now the factor, gets a context with its settings back */
+static PetscErrorCode MatLUFactor_AIJHybrid(Mat A, IS row, IS col, const MatFactorInfo *info)
+{
+  Mat_AIJHybrid           *ctx;
+  AIJHybridSettings        keep;
+  struct _MatOps           parentops;
+  const AIJHybridTypeInfo *type;
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridGetContext(A, &ctx));
+  keep      = ctx->set;
+  parentops = ctx->parentops;
+  type      = ctx->info;
+  PetscCall((*parentops.lufactor)(A, row, col, info)); /* ctx freed by the merge */
+  if (!A->spptr) {                                     /* (PETSc 3.18's merge also takes the factor's composed functions: ours composed again) */
+    PetscCall(MatAIJHybridContextCreate(A, type, &ctx));
+    ctx->parentops = parentops;
+    MatAIJHybridContextCopySettings(&keep, ctx);
+    PetscCall(MatAIJHybridComposeSettings(A, PETSC_TRUE));
+    PetscCall(MatAIJHybridComposeDiagnostics(A, PETSC_TRUE));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -399,10 +441,11 @@ static PetscErrorCode MatConvert_AIJ_AIJHybrid(Mat A, MatType type, MatReuse reu
   if (ctx->parentops.createsubmatrices) B->ops->createsubmatrices = MatCreateSubMatrices_AIJHybrid;
   if (!mpi) B->ops->destroysubmatrices = MatDestroySubMatrices_AIJHybrid;
   if (ctx->parentops.transpose) B->ops->transpose = MatTranspose_AIJHybrid;
+  if (ctx->parentops.lufactor) B->ops->lufactor = MatLUFactor_AIJHybrid;
   if (ctx->parentops.sor) B->ops->sor = MatSOR_AIJHybrid;
   if (mpi && ctx->parentops.getdiagonalblock) B->ops->getdiagonalblock = MatGetDiagonalBlock_AIJHybrid;
   if (ctx->parentops.creategraph) B->ops->creategraph = MatCreateGraph_AIJHybrid;
-  if (ctx->parentops.axpy) B->ops->axpy = MatAXPY_AIJHybrid;
+  if (ctx->parentops.axpy) B->ops->axpy = MatAXPY_AIJHybrid_KeepSettings;
   if (ctx->parentops.scale) B->ops->scale = MatScale_AIJHybrid;
   if (ctx->parentops.diagonalscale) B->ops->diagonalscale = MatDiagonalScale_AIJHybrid;
   if (ctx->parentops.getdiagonal) B->ops->getdiagonal = MatGetDiagonal_AIJHybrid;
@@ -430,7 +473,6 @@ static PetscErrorCode MatCreate_AIJHybrid(Mat A, PetscBool mpi)
 
   PetscFunctionBegin;
   PetscCall(MatSetType(A, mpi ? MATMPIAIJ : MATSEQAIJ));
-  PetscCall(MatAIJHybridSetBaseOps(A, mpi));
   PetscCall(MatConvert_AIJ_AIJHybrid(A, mpi ? MATMPIAIJHYBRID : MATSEQAIJHYBRID, MAT_INPLACE_MATRIX, &A));
   /* MatSetType() dropped that preallocation; a matrix set up before -mat_type aijhybrid (MatSetUp(),
      then MatSetFromOptions()) must stay usable as it does with -mat_type aij, where re-typing is a

@@ -13,22 +13,6 @@ const AIJHybridTypeInfo AIJHybridMPIInfo = {MATMPIAIJHYBRID, MATMPIAIJ, "MatConv
 #define AIJHYBRID_DEFAULT_DIFFUSION_TOL 0.01
 #define AIJHYBRID_DEFAULT_DIFFUSION_IT  50
 
-/* AIJ's operations, as MatSetType(A, MATSEQAIJ/MATMPIAIJ) creates them, kept once per type */
-static struct _MatOps AIJHybridBaseOps[2];
-static PetscBool      AIJHybridBaseOpsSet[2];
-
-/* keep A's operations (A just made seqaij or mpiaij) as the ones a context restored by
-   MatAIJHybridGetContext() chains to */
-PetscErrorCode MatAIJHybridSetBaseOps(Mat A, PetscBool mpi)
-{
-  PetscFunctionBegin;
-  if (!AIJHybridBaseOpsSet[mpi]) {
-    AIJHybridBaseOps[mpi]    = *A->ops;
-    AIJHybridBaseOpsSet[mpi] = PETSC_TRUE;
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* a context with the defaults, attached to A (A->spptr); A's operations are the ones it chains to */
 PetscErrorCode MatAIJHybridContextCreate(Mat A, const AIJHybridTypeInfo *info, Mat_AIJHybrid **ctx)
 {
@@ -77,10 +61,9 @@ PetscErrorCode MatAIJHybridContextDestroy(Mat A)
 
 /*
   MatAIJHybridGetContext - the context of an aijhybrid matrix, for its operations and public
-  functions. A matrix that has our operations and type name but lost its context gets a new one
-  with the defaults: that happens when PETSc merges a plain AIJ matrix into it (MatHeaderMerge()
-  keeps A's operations and type name and takes the other's data: in-place MatLUFactor(), ...).
-  The operations it chains to are then AIJ's as created for the type.
+  functions. PETSc replaces a matrix's data (and so its context) without its operations only
+  through MatHeaderMerge(), where our operations take care of it (aijhybrid.c: MatAXPY(), in-place
+  MatLUFactor() and MatTranspose()); a matrix of our type without a context is refused.
 */
 PetscErrorCode MatAIJHybridGetContext(Mat A, Mat_AIJHybrid **ctx)
 {
@@ -94,11 +77,7 @@ PetscErrorCode MatAIJHybridGetContext(Mat A, Mat_AIJHybrid **ctx)
   PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQAIJHYBRID, &seq));
   PetscCheck(mpi || seq || !((PetscObject)A)->type_name, PetscObjectComm((PetscObject)A), PETSC_ERR_ARG_WRONG, "Matrix of type %s is not of type %s", ((PetscObject)A)->type_name, MATAIJHYBRID);
   *ctx = (Mat_AIJHybrid *)A->spptr;
-  if (*ctx) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCheck(AIJHybridBaseOpsSet[mpi], PETSC_COMM_SELF, PETSC_ERR_PLIB, "aijhybrid: no AIJ operations recorded for %s", ((PetscObject)A)->type_name);
-  PetscCall(PetscInfo(A, "aijhybrid: restoring the context of a matrix whose data was replaced\n"));
-  PetscCall(MatAIJHybridContextCreate(A, mpi ? &AIJHybridMPIInfo : &AIJHybridSeqInfo, ctx));
-  (*ctx)->parentops = AIJHybridBaseOps[mpi];
+  PetscCheck(*ctx, PETSC_COMM_SELF, PETSC_ERR_ARG_CORRUPT, "Matrix of type %s has no %s context: PETSc replaced its data outside the type's operations", ((PetscObject)A)->type_name, MATAIJHYBRID);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

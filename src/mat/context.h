@@ -139,7 +139,6 @@ typedef struct {
 PETSC_INTERN const AIJHybridTypeInfo AIJHybridSeqInfo, AIJHybridMPIInfo;
 
 /* context.c */
-PETSC_INTERN PetscErrorCode   MatAIJHybridSetBaseOps(Mat, PetscBool);
 PETSC_INTERN PetscErrorCode   MatAIJHybridContextCreate(Mat, const AIJHybridTypeInfo *, Mat_AIJHybrid **);
 PETSC_INTERN PetscErrorCode   MatAIJHybridContextDestroy(Mat);
 PETSC_INTERN PetscErrorCode   MatAIJHybridGetContext(Mat, Mat_AIJHybrid **);

@@ -66,31 +66,28 @@ PetscErrorCode VecHybridRunMap(const VecHybridRun *run, const AIJHybridVecMapArg
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the array v owns (NULL when it has none, or when a user's array was placed or given at creation) */
-static PetscScalar *VecHybridOwnArray(Vec v)
-{
-  PetscScalar **hdr = (PetscScalar **)v->data; /* a standard vector's data starts with VECHEADER: array, array_allocated, unplacedarray */
-
-  if (!v->petscnative || !hdr || !hdr[0] || hdr[0] != hdr[1]) return NULL;
-  return hdr[0];
-}
-
 /*
   First touch: Linux places a page in the memory of the NUMA domain of the thread that first writes
-  it. The standard constructor allocated (and zeroed) the array on the main thread; here the whole
+  it. The standard constructor allocated (and zeroed) the array on the main thread (ctx->array, the
+  array the vector owns: an array the user placed or replaced stays where it is); here the whole
   pages inside the array are given back (madvise MADV_DONTNEED: their next write maps a fresh page)
   and every thread writes its own part again: the entries it reads in the operations. keep: copy the
   values back (else they are zero, as after creation).
 */
 PetscErrorCode VecHybridPlace(Vec v, Vec_Hybrid *ctx, PetscBool keep)
 {
-  PetscScalar *a = VecHybridOwnArray(v), *copy = NULL;
-  VecHybridRun run;
-  const size_t page = (size_t)sysconf(_SC_PAGESIZE);
-  uintptr_t    lo, hi;
+  PetscScalar       *a, *copy = NULL;
+  const PetscScalar *cur;
+  VecHybridRun       run;
+  const size_t       page = (size_t)sysconf(_SC_PAGESIZE);
+  uintptr_t          lo, hi;
 
   PetscFunctionBegin;
-  if (!ctx->first_touch || !a) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!ctx->first_touch) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VecGetArrayRead(v, &cur)); /* the array in use: the vector's own, or one placed by the user (left where it is) */
+  PetscCall(VecRestoreArrayRead(v, &cur));
+  if (!cur || cur != ctx->array) PetscFunctionReturn(PETSC_SUCCESS);
+  a = (PetscScalar *)ctx->array;
   PetscCall(VecHybridGetRun(v, &run));
   lo = ((uintptr_t)a + page - 1) / page * page;
   hi = ((uintptr_t)(a + run.n)) / page * page;
@@ -124,8 +121,8 @@ static PetscErrorCode VecHybridContextDestroy(void *arg)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* compose a new context on v: a copy of from's settings, or the defaults (the options are read by
-   the caller, VecHybridInstall()) */
+/* compose a new context on v (just made): a copy of from's settings, or the defaults (the options
+   are read by the caller, VecHybridInstall()) */
 PetscErrorCode VecHybridComposeContext(Vec v, const Vec_Hybrid *from, Vec_Hybrid **out)
 {
   Vec_Hybrid    *ctx;
@@ -147,6 +144,8 @@ PetscErrorCode VecHybridComposeContext(Vec v, const Vec_Hybrid *from, Vec_Hybrid
     ctx->threshold   = VECHYBRID_DEFAULT_THRESHOLD;
     ctx->first_touch = (PetscBool)(AIJHybridNumaDomains() > 1);
   }
+  PetscCall(VecGetArrayRead(v, &ctx->array)); /* v just made: the array it owns */
+  PetscCall(VecRestoreArrayRead(v, &ctx->array));
   PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &c));
   PetscCall(PetscContainerSetPointer(c, ctx));
   PetscCall(AIJHybridContainerSetDestroy(c, VecHybridContextDestroy));

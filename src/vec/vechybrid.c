@@ -10,7 +10,8 @@
    Also the switch that threads the standard vectors (-vec_hybrid_standard, VecHybridSetStandard()).
    KSP makes its work vectors by duplicating the application's solution vector, so an application
    that creates its vectors with VecCreateMPI() (not with MatCreateVecs() of an aijhybrid matrix, nor
-   with -vec_type hybrid) would solve with unthreaded vector operations. With the switch, the
+   with -vec_type hybrid) would solve with unthreaded vector operations. With the switch (an explicit
+   opt-in: without it PETSc's type list is never touched), the
    constructors of VECSEQ and VECMPI in PETSc's type list are replaced by ones that make the same
    vector and install the hybrid layer, keeping the type name seq / mpi: every vector made through
    VecSetType() from then on and their duplicates are threaded. Vectors made around the type list
@@ -88,6 +89,7 @@ static PetscErrorCode VecCreate_MPIThreaded(Vec v)
 PetscErrorCode VecHybridSetStandard(PetscBool flg)
 {
   PetscFunctionBegin;
+  if (flg == VecHybridStandard) PetscFunctionReturn(PETSC_SUCCESS); /* PETSc's type list is touched only to switch */
   PetscCall(VecHybridSaveStandardConstructors());
   PetscCall(VecRegister(VECSEQ, flg ? VecCreate_SeqThreaded : VecCreate_SeqStandard));
   PetscCall(VecRegister(VECMPI, flg ? VecCreate_MPIThreaded : VecCreate_MPIStandard));

@@ -23,13 +23,14 @@ PETSC_INTERN PetscErrorCode VecHybridStandardFromOptions(void);
   so every routine that reads a standard vector's array reads this one).
 */
 typedef struct {
-  PetscInt  nthreads;     /* threads of the operations */
-  PetscBool nthreads_set; /* set by an option, a Set function or the matrix that made the vector; otherwise the default, which follows OpenMP */
-  PetscInt *bounds;       /* nthreads + 1 bounds of the threads' entries (thread t: [bounds[t], bounds[t+1])), or NULL: equal parts */
-  PetscInt  threshold;    /* local length from which the operations run threaded */
-  PetscBool first_touch;  /* the threads' entries are first written by their threads (NUMA placement) */
-  PetscBool standard;     /* a standard vector with the threaded operations (-vec_hybrid_standard): type name kept */
-  PetscBool mpi;          /* VECMPI underneath (reductions over the ranks), else VECSEQ */
+  PetscInt           nthreads;     /* threads of the operations */
+  PetscBool          nthreads_set; /* set by an option, a Set function or the matrix that made the vector; otherwise the default, which follows OpenMP */
+  PetscInt          *bounds;       /* nthreads + 1 bounds of the threads' entries (thread t: [bounds[t], bounds[t+1])), or NULL: equal parts */
+  PetscInt           threshold;    /* local length from which the operations run threaded */
+  PetscBool          first_touch;  /* the threads' entries are first written by their threads (NUMA placement) */
+  const PetscScalar *array;        /* the array the vector owns, as made (first touch moves no other: a user's placed array) */
+  PetscBool          standard;     /* a standard vector with the threaded operations (-vec_hybrid_standard): type name kept */
+  PetscBool          mpi;          /* VECMPI underneath (reductions over the ranks), else VECSEQ */
   /* the operations of the standard type the hybrid ones replace or chain to */
   PetscErrorCode (*duplicate)(Vec, Vec *);
   PetscErrorCode (*destroy)(Vec);

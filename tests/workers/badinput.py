@@ -224,6 +224,53 @@ def t_unknown_names():
     same(Ah, Aa)
 
 
+def t_copies():
+    """the settings survive every copy into an aijhybrid matrix: MatCopy() with the same and with
+    another nonzero pattern (AIJ builds the result as a new matrix and merges its data into D),
+    MatAXPY()/MatAYPX() with another pattern, MatDuplicate(); and an in-place LU keeps them (one
+    rank); the products equal aij's after each"""
+    Aa, Ah = pair()
+    c = C.Case("bad2", 40, 40, 7, diag=True, density=2.0)
+    Da, Dh = c.create("aij"), c.create("aijhybrid")
+    ph.set_num_threads(Dh, 3)
+    ph.set_partition_type(Dh, "rows")
+    ph.set_row_cost(Dh, 0.5)
+    ph.set_sor_serial(Dh, True)
+    keep = settings(Dh) + (ph.get_sor_serial(Dh),)
+
+    def check(what):
+        assert settings(Dh) + (ph.get_sor_serial(Dh),) == keep, "%s: settings %s -> %s" % (what, keep, settings(Dh) + (ph.get_sor_serial(Dh),))
+        same(Dh, Da)
+
+    Ah.copy(Dh, PETSc.Mat.Structure.DIFFERENT)
+    Aa.copy(Da, PETSc.Mat.Structure.DIFFERENT)
+    check("MatCopy(DIFFERENT)")
+    Ga, Gh = Da.duplicate(copy=True), Dh.duplicate(copy=True)  # Dh's pattern (the union of both)
+    Ga.scale(3.0)
+    Gh.scale(3.0)
+    Gh.copy(Dh, PETSc.Mat.Structure.SAME)
+    Ga.copy(Da, PETSc.Mat.Structure.SAME)
+    check("MatCopy(SAME)")
+    Dh.axpy(2.0, Ah, PETSc.Mat.Structure.DIFFERENT)
+    Da.axpy(2.0, Aa, PETSc.Mat.Structure.DIFFERENT)
+    check("MatAXPY(DIFFERENT)")
+    Dh.aypx(0.5, Ah, PETSc.Mat.Structure.DIFFERENT)
+    Da.aypx(0.5, Aa, PETSc.Mat.Structure.DIFFERENT)
+    check("MatAYPX(DIFFERENT)")
+    E = Dh.duplicate(copy=True)
+    assert settings(E) + (ph.get_sor_serial(E),) == keep, "MatDuplicate"
+    E.destroy()
+    if C.size() == 1:
+        F = Dh.duplicate(copy=True)
+        rperm, cperm = F.getOrdering("natural")
+        F.factorLU(rperm, cperm)
+        assert settings(F) + (ph.get_sor_serial(F),) == keep, "in-place MatLUFactor: %s" % (settings(F),)
+        x, b = F.createVecs()
+        b.set(1.0)
+        F.solve(b, x)
+        F.destroy()
+
+
 def t_c_setters():
     """the C Set functions with out-of-range values (enums too): refused, message names the option, nothing changed"""
     import ctypes
@@ -261,6 +308,7 @@ for name, fn in [
     ("option_values", t_option_values),
     ("option_sets", t_option_sets),
     ("unknown_names", t_unknown_names),
+    ("copies", t_copies),
     ("c_setters", t_c_setters),
     ("num_threads", t_num_threads),
     ("other_setters", t_other_setters),
