@@ -21,7 +21,7 @@ from conftest import cached_worker
 
 pytestmark = pytest.mark.mpi
 
-CHECKS = ["option_values", "option_sets", "unknown_names", "copies", "c_setters", "num_threads", "other_setters", "unassembled", "wrong_global_size", "wrong_local_size"]
+CHECKS = ["option_values", "option_sets", "unknown_names", "copies", "python_api", "c_setters", "num_threads", "other_setters", "unassembled", "wrong_global_size", "wrong_local_size"]
 
 
 @pytest.mark.parametrize("check", CHECKS)
@@ -146,6 +146,43 @@ def test_default_threads_without_omp_num_threads(ranks):
 def test_default_threads_follow_omp_num_threads():
     res = mpirun.run_worker("script", 2, 3, args=("settype",), timeout=90).check()
     assert res["threads"] == 3, res
+
+
+EX1 = mpirun.BUILD / "examples" / "ex1"
+
+
+@pytest.mark.skipif(not EX1.exists(), reason="build/examples/ex1 not built")
+@pytest.mark.parametrize("omp", ("99999999", "5000"))
+def test_omp_num_threads_beyond_the_bound_is_clamped_and_said_once(omp):
+    """OMP_NUM_THREADS above the bound of -mat_aijhybrid_num_threads (4096) made that many threads
+    (99999999: a hang while memory grew); now the package uses 4096 and says so once per process"""
+    run = mpirun.run([EX1, "-n", "4", "-mat_type", "aijhybrid", "-vec_type", "hybrid", "-mult_reps", "2"], ranks=1, threads=1, env={"OMP_NUM_THREADS": omp}, timeout=120)
+    assert not run.timed_out and run.rc == 0, run.describe()
+    said = [l for l in run.output.splitlines() if "petsc-aijhybrid: OpenMP gives %s threads (OMP_NUM_THREADS=%s)" % (omp, omp) in l]
+    assert len(said) == 1 and "use 4096" in said[0], run.describe()
+    assert "1 rank(s) x 4096 thread(s)" in run.out, run.describe()
+
+
+@pytest.mark.skipif(not EX1.exists(), reason="build/examples/ex1 not built")
+@pytest.mark.parametrize("value", ("-1000", "0", "abc", "-2"))
+def test_vector_options_checked_for_vectors_of_matcreatevecs(value):
+    """the vectors of MatCreateVecs() read the -vec_hybrid_* options when they are made: a bad value
+    fails naming the option (it was silently unused); -2 is no option value (only -1 is documented)"""
+    run = mpirun.run([EX1, "-n", "4", "-mat_type", "aijhybrid", "-vec_hybrid_num_threads", value], ranks=2, threads=1, timeout=120)
+    assert not run.timed_out and run.rc != 0, run.describe()
+    assert "Invalid value '%s' for -vec_hybrid_num_threads" % value in run.output, run.describe()
+
+
+def test_vector_thread_count_option_reaches_vectors_of_matcreatevecs():
+    """an explicit -vec_hybrid_num_threads wins over the matrix's count for the vectors of
+    MatCreateVecs(); without it they take the matrix's"""
+    code = ("import sys, petsc4py; petsc4py.init(sys.argv[1:]); from petsc4py import PETSc; import petsc_aijhybrid as ph\n"
+            "A = PETSc.Mat().createAIJ([40, 40], nnz=1); A.setType('aijhybrid'); A.setFromOptions(); A.setUp()\n"
+            "[A.setValue(i, i, 1.0) for i in range(*A.getOwnershipRange())]; A.assemble()\n"
+            "x, y = A.createVecs(); print('THREADS', ph.get_num_threads(A), ph.get_num_threads(x), ph.get_num_threads(y))")
+    for extra, want in (([], "THREADS 2 2 2"), (["-vec_hybrid_num_threads", "3"], "THREADS 2 3 3")):
+        run = mpirun.run([mpirun.PYTHON, "-c", code, "-mat_aijhybrid_num_threads", "2"] + extra, ranks=1, threads=1, timeout=120)
+        assert run.rc == 0 and want in run.out, (want, run.describe())
 
 
 def test_oversubscription_warning():

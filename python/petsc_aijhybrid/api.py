@@ -2,6 +2,7 @@
 
 import ctypes
 
+from . import _args
 from . import _loader
 from . import vec as _vec
 from ._loader import call as _call
@@ -23,7 +24,7 @@ def _bool_type():
 
 
 def _mat(A):
-    return ctypes.c_void_p(A.handle)
+    return _args.handle(A, "Mat", "the matrix")
 
 
 def set_num_threads(A, nthreads):
@@ -31,7 +32,7 @@ def set_num_threads(A, nthreads):
     (None: the default, what OpenMP gives the process)."""
     if _vec.is_vec(A):
         return _vec.vec_set_num_threads(A, nthreads)
-    _call("MatAIJHybridSetNumThreads", _mat(A), _int_type()(-2 if nthreads is None else int(nthreads)))
+    _call("MatAIJHybridSetNumThreads", _mat(A), _int_type()(-2) if nthreads is None else _args.integer(nthreads, "nthreads"))
 
 
 def get_num_threads(A):
@@ -44,7 +45,7 @@ def get_num_threads(A):
 
 def _set_enum(name, A, value, names, what):
     """A C Set function of an enum, given the value's name."""
-    if value not in names:
+    if not isinstance(value, str) or value not in names:
         raise ValueError("unknown %s %r: valid are %s" % (what, value, ", ".join(names)))
     _call(name, _mat(A), ctypes.c_int(names.index(value)))
 
@@ -76,7 +77,7 @@ def get_mode(A):
 
 
 def set_row_cost(A, cost):
-    _call("MatAIJHybridSetRowCost", _mat(A), _real_type()(cost))
+    _call("MatAIJHybridSetRowCost", _mat(A), _args.real(cost, "cost"))
 
 
 def get_row_cost(A):
@@ -86,7 +87,7 @@ def get_row_cost(A):
 
 
 def set_diffusion(A, tol, max_it):
-    _call("MatAIJHybridSetDiffusion", _mat(A), _real_type()(tol), _int_type()(max_it))
+    _call("MatAIJHybridSetDiffusion", _mat(A), _args.real(tol, "tol"), _args.integer(max_it, "max_it"))
 
 
 def get_diffusion(A):
@@ -100,7 +101,7 @@ def set_first_touch(A, flag):
     for a hybrid vector: each thread first writes its own entries."""
     if _vec.is_vec(A):
         return _vec.vec_set_first_touch(A, flag)
-    _call("MatAIJHybridSetFirstTouch", _mat(A), ctypes.c_int(1 if flag else 0))
+    _call("MatAIJHybridSetFirstTouch", _mat(A), _args.flag(flag, "flag"))
 
 
 def get_first_touch(A):
@@ -114,7 +115,7 @@ def get_first_touch(A):
 def set_prefetch(A, distance):
     """Software prefetch distance of the forward products in nonzeros (0: none), or None to choose
     it per rank from measured products (the default)."""
-    _call("MatAIJHybridSetPrefetch", _mat(A), _int_type()(-1 if distance is None else int(distance)))
+    _call("MatAIJHybridSetPrefetch", _mat(A), _int_type()(-1) if distance is None else _args.integer(distance, "distance"))
 
 
 def get_prefetch(A):
@@ -128,7 +129,7 @@ def get_prefetch(A):
 def set_task_share(A, share):
     """Task mode: share of an equal diagonal part thread 0 takes after the halo exchange, in [0, 1];
     None (the default) sizes it from measured times."""
-    _call("MatAIJHybridSetTaskShare", _mat(A), _real_type()(-1.0 if share is None else float(share)))
+    _call("MatAIJHybridSetTaskShare", _mat(A), _real_type()(-1.0) if share is None else _args.real(share, "share"))
 
 
 def get_task_share(A):
@@ -210,7 +211,7 @@ SF_TYPE = "nodeaware"  # PETSCSFNODEAWARE: PETSc.SF().setType(SF_TYPE), or -sf_t
 def set_node_aware(A, flag=True):
     """The halo exchange of A is a PetscSF of type nodeaware (one inter-node message per ordered
     node pair); False: the type -sf_type gives (default basic)."""
-    _call("MatAIJHybridSetNodeAware", _mat(A), ctypes.c_int(1 if flag else 0))
+    _call("MatAIJHybridSetNodeAware", _mat(A), _args.flag(flag, "flag"))
 
 
 def get_node_aware(A):
@@ -222,7 +223,7 @@ def get_node_aware(A):
 def set_node_size(A, k):
     """Emulated nodes of k consecutive ranks for A's node-aware halo exchange; None or 0: left to
     the PetscSF (-sf_nodeaware_node_size, default the nodes MPI_COMM_TYPE_SHARED finds)."""
-    _call("MatAIJHybridSetNodeSize", _mat(A), _int_type()(0 if k is None else int(k)))
+    _call("MatAIJHybridSetNodeSize", _mat(A), _int_type()(0) if k is None else _args.integer(k, "k"))
 
 
 def get_node_size(A):
@@ -235,12 +236,12 @@ def get_node_size(A):
 def sf_set_node_size(sf, k):
     """Emulated nodes of k consecutive ranks for a petsc4py SF of type nodeaware (None or 0: the
     nodes MPI_COMM_TYPE_SHARED finds); other types ignore it."""
-    _call("PetscSFNodeAwareSetNodeSize", ctypes.c_void_p(sf.handle), _int_type()(0 if k is None else int(k)))
+    _call("PetscSFNodeAwareSetNodeSize", _args.handle(sf, "SF", "the SF"), _int_type()(0) if k is None else _args.integer(k, "k"))
 
 
 def sf_get_node_size(sf):
     k = _int_type()()
-    _call("PetscSFNodeAwareGetNodeSize", ctypes.c_void_p(sf.handle), ctypes.byref(k))
+    _call("PetscSFNodeAwareGetNodeSize", _args.handle(sf, "SF", "the SF"), ctypes.byref(k))
     return k.value
 
 
@@ -282,7 +283,7 @@ def sf_get_stats(sf):
     """Nodes and messages of a petsc4py SF of type nodeaware (collective): the dictionary of
     get_exchange_stats(). Bytes are for one PetscScalar per unit."""
     st = _stats_struct()
-    _call("PetscSFNodeAwareGetStats", ctypes.c_void_p(sf.handle), ctypes.byref(st))
+    _call("PetscSFNodeAwareGetStats", _args.handle(sf, "SF", "the SF"), ctypes.byref(st))
     return _stats_dict(st)
 
 
@@ -316,6 +317,7 @@ def get_exchange_stats(A, node_size=None):
     PetscSF ("node_aware" says whether it is node-aware; node size: the matrix's); any other
     MPIAIJ-family matrix (e.g. aij with -sf_type nodeaware): a node-aware SF of the same ghost
     pattern with node_size (None: the nodes MPI_COMM_TYPE_SHARED finds), "node_aware" False."""
+    _mat(A)
     if A.getType() in ("aijhybrid", "seqaijhybrid", "mpiaijhybrid"):
         st = _stats_struct()
         _call("MatAIJHybridGetExchangeStats", _mat(A), ctypes.byref(st))
@@ -378,7 +380,7 @@ def get_factor_info(F):
 
 def set_cmrcm_colors(ncolors):
     """Colors of the "cmrcm" ordering where -mat_ordering_cmrcm_colors is not given (None: default)."""
-    _call("MatAIJHybridSetCMRCMColors", _int_type()(-2 if ncolors is None else int(ncolors)))
+    _call("MatAIJHybridSetCMRCMColors", _int_type()(-2) if ncolors is None else _args.integer(ncolors, "ncolors"))
 
 
 def get_cmrcm_colors():
@@ -389,7 +391,7 @@ def get_cmrcm_colors():
 
 def set_sor_serial(A, flag=True):
     """MatSOR of A runs AIJ's serial sweeps (True) or thread-local ones (False, the default)."""
-    _call("MatAIJHybridSetSORSerial", _mat(A), ctypes.c_int(1 if flag else 0))
+    _call("MatAIJHybridSetSORSerial", _mat(A), _args.flag(flag, "flag"))
 
 
 def get_sor_serial(A):

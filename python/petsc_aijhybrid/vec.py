@@ -10,6 +10,7 @@ of this package take vectors as well as matrices.
 
 import ctypes
 
+from . import _args
 from ._loader import call as _call
 from ._loader import int_type as _int_type
 
@@ -17,7 +18,7 @@ VEC_TYPES = ("hybrid", "seqhybrid", "mpihybrid")
 
 
 def _vec(v):
-    return ctypes.c_void_p(v.handle)
+    return _args.handle(v, "Vec", "the vector")
 
 
 def c_scalar(value):
@@ -59,7 +60,7 @@ def create_vec(size, comm=None, nthreads=None):
 
 def vec_set_num_threads(v, nthreads):
     """Threads per rank for the operations of v (None: the default, as the matrices)."""
-    _call("VecHybridSetNumThreads", _vec(v), _int_type()(-2 if nthreads is None else int(nthreads)))
+    _call("VecHybridSetNumThreads", _vec(v), _int_type()(-2) if nthreads is None else _args.integer(nthreads, "nthreads"))
 
 
 def vec_get_num_threads(v):
@@ -73,9 +74,9 @@ def set_partition(v, bounds=None, nthreads=None):
     length), or None for equal parts over nthreads threads."""
     IT = _int_type()
     if bounds is None:
-        _call("VecHybridSetPartition", _vec(v), IT(int(nthreads if nthreads is not None else vec_get_num_threads(v))), None)
+        _call("VecHybridSetPartition", _vec(v), _args.integer(nthreads if nthreads is not None else vec_get_num_threads(v), "nthreads"), None)
         return
-    arr = (IT * len(bounds))(*[int(b) for b in bounds])
+    arr = (IT * len(bounds))(*[_args.integer(b, "bounds[%d]" % k).value for k, b in enumerate(bounds)])
     _call("VecHybridSetPartition", _vec(v), IT(len(bounds) - 1), arr)
 
 
@@ -92,7 +93,7 @@ def vec_get_partition(v):
 
 def set_threshold(v, threshold):
     """Local length from which the operations of v run on its threads (None: the default)."""
-    _call("VecHybridSetThreshold", _vec(v), _int_type()(-2 if threshold is None else int(threshold)))
+    _call("VecHybridSetThreshold", _vec(v), _int_type()(-2) if threshold is None else _args.integer(threshold, "threshold"))
 
 
 def get_threshold(v):
@@ -102,7 +103,7 @@ def get_threshold(v):
 
 
 def vec_set_first_touch(v, flag):
-    _call("VecHybridSetFirstTouch", _vec(v), ctypes.c_int(1 if flag else 0))
+    _call("VecHybridSetFirstTouch", _vec(v), _args.flag(flag, "flag"))
 
 
 def vec_get_first_touch(v):
@@ -114,7 +115,7 @@ def vec_get_first_touch(v):
 def set_standard(flag=True):
     """Give every standard vector made from now on (VecCreateMPI, VecDuplicate of those, DM vectors,
     ...) the threaded operations, keeping its type name (-vec_hybrid_standard)."""
-    _call("VecHybridSetStandard", ctypes.c_int(1 if flag else 0))
+    _call("VecHybridSetStandard", _args.flag(flag, "flag"))
 
 
 def get_standard():

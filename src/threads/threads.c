@@ -98,14 +98,23 @@ PetscInt AIJHybridRanksOnNode(void)
   The default thread count: what OpenMP gives the process, except when OMP_NUM_THREADS is unset and
   OpenMP gives every CPU of the process (libgomp's default, which oversubscribes a node running
   several ranks): then the cores of the node divided by the ranks on it, at least 1, at most what
-  OpenMP gives. A count set by the application (omp_set_num_threads(), OMP_THREAD_LIMIT) is kept.
+  OpenMP gives. A count set by the application (omp_set_num_threads(), OMP_THREAD_LIMIT) is kept, up
+  to AIJHYBRID_MAX_THREADS (a larger one is clamped, said once on stderr). Main thread only.
 */
 PetscInt AIJHybridDefaultNumThreads(void)
 {
-  static PetscInt available = -1; /* -1: not looked at yet; 0: OMP_NUM_THREADS set */
-  const PetscInt  omp       = (PetscInt)omp_get_max_threads();
+  static PetscInt  available = -1; /* -1: not looked at yet; 0: OMP_NUM_THREADS set */
+  static PetscBool clamped   = PETSC_FALSE;
+  PetscInt         omp       = (PetscInt)omp_get_max_threads();
 
   if (available < 0) available = getenv("OMP_NUM_THREADS") ? 0 : AvailableCPUs(); /* once, on the main thread */
+  if (omp > AIJHYBRID_MAX_THREADS) {                                              /* bounded as the options are (OMP_NUM_THREADS=99999999 would make that many threads) */
+    if (!clamped)
+      (void)PetscFPrintf(PETSC_COMM_SELF, PETSC_STDERR, "petsc-aijhybrid: OpenMP gives %" PetscInt_FMT " threads (OMP_NUM_THREADS=%s): the products and vector operations use %d, the most -mat_aijhybrid_num_threads accepts\n", omp,
+                         getenv("OMP_NUM_THREADS") ? getenv("OMP_NUM_THREADS") : "unset", AIJHYBRID_MAX_THREADS);
+    clamped = PETSC_TRUE;
+    omp     = AIJHYBRID_MAX_THREADS;
+  }
   if (!available || omp != available) return omp;
   return PetscMax(1, PetscMin(omp, AIJHybridNodeCores() / AIJHybridRanksOnNode()));
 }

@@ -103,10 +103,10 @@ int main(int argc, char **argv)
 {
   PetscErrorCode (*set_standard)(PetscBool) = NULL;
   PetscErrorCode (*create)(Vec)             = NULL;
-  const char *types[] = {VECSEQ, VECMPI, VECSTANDARD};
+  const char *types[]                       = {VECSEQ, VECMPI, VECSTANDARD};
   char        key[256];
   PetscMPIInt size;
-  PetscInt    n = 40, rs, re;
+  PetscInt    n   = 40, rs, re;
   PetscBool   off = PETSC_FALSE;
   Vec         v, x, y, *work;
   Mat         A;

@@ -271,6 +271,54 @@ def t_copies():
         F.destroy()
 
 
+def t_python_api():
+    """the Python API refuses wrong types and integers beyond PetscInt before they reach C (ctypes
+    would make "no" a true flag, 2**32 + 3 three threads with 32-bit PetscInt, 2.7 two), and an
+    uncreated petsc4py object (a null handle: a crash in an optimized PETSc); nothing changes"""
+    Aa, Ah = pair()
+    ph.set_num_threads(Ah, 2)
+    before, standard = settings(Ah), ph.get_standard()
+    v = ph.create_vec((None, 100), nthreads=2)
+    bad = [
+        ("set_first_touch(A, 'no')", lambda: ph.set_first_touch(Ah, "no"), TypeError),
+        ("set_node_aware(A, 'yes')", lambda: ph.set_node_aware(Ah, "yes"), TypeError),
+        ("set_sor_serial(A, 1)", lambda: ph.set_sor_serial(Ah, 1), TypeError),
+        ("set_standard('maybe')", lambda: ph.set_standard("maybe"), TypeError),
+        ("set_first_touch(v, 'no')", lambda: ph.set_first_touch(v, "no"), TypeError),
+        ("set_num_threads(A, 2.7)", lambda: ph.set_num_threads(Ah, 2.7), TypeError),
+        ("set_num_threads(A, '3')", lambda: ph.set_num_threads(Ah, "3"), TypeError),
+        ("set_num_threads(A, True)", lambda: ph.set_num_threads(Ah, True), TypeError),
+        ("set_num_threads(v, 2.7)", lambda: ph.set_num_threads(v, 2.7), TypeError),
+        ("set_prefetch(A, '64')", lambda: ph.set_prefetch(Ah, "64"), TypeError),
+        ("set_node_size(A, 1.5)", lambda: ph.set_node_size(Ah, 1.5), TypeError),
+        ("set_diffusion(A, 0.1, 2.5)", lambda: ph.set_diffusion(Ah, 0.1, 2.5), TypeError),
+        ("set_row_cost(A, '1')", lambda: ph.set_row_cost(Ah, "1"), TypeError),
+        ("set_task_share(A, True)", lambda: ph.set_task_share(Ah, True), TypeError),
+        ("set_threshold(v, 1e3)", lambda: ph.set_threshold(v, 1e3), TypeError),
+        ("set_partition_type(A, 1)", lambda: ph.set_partition_type(Ah, 1), ValueError),
+        ("set_cmrcm_colors(2.0)", lambda: ph.set_cmrcm_colors(2.0), TypeError),
+        ("set_num_threads(None-like object)", lambda: ph.set_num_threads(object(), 2), TypeError),
+    ]
+    bits = 8 * PETSc.IntType().itemsize
+    for big in (2**32 + 3, 2**32 - 1, 2**64 + 2):
+        # beyond PetscInt: refused in Python; within a 64-bit PetscInt: refused by C (above 4096)
+        bad.append(("set_num_threads(A, %d)" % big, lambda big=big: ph.set_num_threads(Ah, big), ValueError if big >= 2 ** (bits - 1) else PETSc.Error))
+    uncreated = PETSc.Mat()
+    for name, call in (("set_num_threads", lambda: ph.set_num_threads(uncreated, 2)), ("get_num_threads", lambda: ph.get_num_threads(uncreated)),
+                       ("get_partition_info", lambda: ph.get_partition_info(uncreated)), ("get_exchange_stats", lambda: ph.get_exchange_stats(uncreated)),
+                       ("set_threshold(Vec())", lambda: ph.set_threshold(PETSc.Vec(), 5)), ("sf_get_stats(SF())", lambda: ph.sf_get_stats(PETSc.SF()))):
+        bad.append(("%s(uncreated)" % name, call, ValueError))
+    for what, call, kind in bad:
+        try:
+            call()
+        except kind as e:
+            info[what] = str(e) if not isinstance(e, PETSc.Error) else int(e.ierr)
+        else:
+            raise AssertionError("%s: no %s" % (what, kind.__name__))
+        assert settings(Ah) == before and ph.get_standard() == standard and ph.get_num_threads(v) == 2, "%s changed something" % what
+    same(Ah, Aa)
+
+
 def t_c_setters():
     """the C Set functions with out-of-range values (enums too): refused, message names the option, nothing changed"""
     import ctypes
@@ -309,6 +357,7 @@ for name, fn in [
     ("option_sets", t_option_sets),
     ("unknown_names", t_unknown_names),
     ("copies", t_copies),
+    ("python_api", t_python_api),
     ("c_setters", t_c_setters),
     ("num_threads", t_num_threads),
     ("other_setters", t_other_setters),
