@@ -95,6 +95,26 @@ def test_examples(tmp_path):
     assert data and data["runs"]["examples"]["executed"] > 0, summary
 
 
+def test_examples_carry_test_blocks_with_outputs():
+    """every example has a /*TEST ... TEST*/ block in PETSc's format, every test of it a reference
+    output in examples/output/<ex>_<suffix>.out, and every output file a test (the harness run above
+    compares them)"""
+    import glob
+    import re
+
+    tests = set()
+    for src in sorted(glob.glob(os.path.join(REPO, "examples", "ex*.c"))):
+        text = open(src).read()
+        m = re.search(r"/\*TEST\n(.*?)\nTEST\*/", text, re.S)
+        assert m, "%s has no /*TEST ... TEST*/ block" % src
+        name = os.path.basename(src)[:-2]
+        suffixes = re.findall(r"^\s*suffix:\s*(\S+)", m.group(1), re.M)
+        assert suffixes and len(suffixes) == len(re.findall(r"^\s*test:", m.group(1), re.M)), (src, suffixes)
+        tests |= {"%s_%s.out" % (name, s) for s in suffixes}
+    outputs = {os.path.basename(p) for p in glob.glob(os.path.join(REPO, "examples", "output", "*.out"))}
+    assert tests == outputs, "tests without output: %s; outputs without test: %s" % (sorted(tests - outputs), sorted(outputs - tests))
+
+
 @pytest.mark.parametrize("subset", sorted(SUBSETS))
 def test_ksp_tutorials(tmp_path, subset):
     """No KSP tutorial that passes with -mat_type aij fails with -mat_type aijhybrid."""
