@@ -46,8 +46,8 @@ PetscErrorCode MatAIJHybridSetFromOptions_Private(Mat A, AIJHybridOptionItems Pe
                                      s.node_size, &s.node_size, &fsize, 0, PETSC_MAX_INT));
   PetscCall(AIJHybridOptionsBool("-mat_aijhybrid_sor_serial", "MatSOR runs AIJ's serial sweeps instead of thread-local ones (each thread's rows swept with the other threads' values from the previous sweep)", "MatAIJHybridSetSORSerial", s.sor_serial,
                                  &s.sor_serial, &fsor));
-  PetscCall(AIJHybridOptionsEnum("-mat_aijhybrid_factor_blocks", "ILU/ICC: factor the whole matrix (none) or, like PCBJACOBI over as many ranks, the diagonal block of each thread's rows, all at once (thread)", "MatAIJHybridSetFactorBlocks", MatAIJHybridFactorBlocksTypes,
-                                 s.factor_blocks, &s.factor_blocks, &fblocks));
+  PetscCall(AIJHybridOptionsEnum("-mat_aijhybrid_factor_blocks", "ILU/ICC: factor the whole matrix (none) or, like PCBJACOBI over as many ranks, the diagonal block of each thread's rows, all at once (thread)", "MatAIJHybridSetFactorBlocks",
+                                 MatAIJHybridFactorBlocksTypes, s.factor_blocks, &s.factor_blocks, &fblocks));
   PetscOptionsHeadEnd();
   if (fthreads) PetscCall(MatAIJHybridSetNumThreads(A, nthreads));
   if (fmode) PetscCall(MatAIJHybridSetMode(A, s.mode));

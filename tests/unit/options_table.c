@@ -43,7 +43,7 @@ int main(int argc, char **argv)
   PetscCall(PetscSFSetFromOptions(sf));
 
   PetscCall(MatGetOrdering(A, MATORDERINGCMRCM, &rperm, &cperm));
-  PetscCall(MatGetFactor(A, MATSOLVERPETSC, MAT_FACTOR_ILU, &F));
+  PetscCall(MatGetFactor(A, MATSOLVERAIJHYBRID, MAT_FACTOR_ILU, &F)); /* "petsc" would find seqaij's, whose name begins seqaijhybrid's */
   PetscCall(MatFactorInfoInitialize(&info));
   info.fill = 1.0;
   PetscCall(MatILUFactorSymbolic(F, A, rperm, cperm, &info));
