@@ -42,7 +42,7 @@ def test_bad_options_cover_every_option():
 
     group = next(g for g in docs.registry(mpirun.BUILD) if g["title"] == "AIJHybrid options (hybrid MPI/OpenMP products)")
     names = {o["name"][len("mat_aijhybrid_"):] for o in group["options"]}
-    assert len(names) == 12 and "num_threads" in names, names
+    assert len(names) == 13 and "num_threads" in names and "factor_blocks" in names, names
     assert {n for n, _, _ in BAD_OPTIONS} == names
     assert {n for given, _ in BAD_SETS for n, _ in given} >= names
 
