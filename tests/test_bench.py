@@ -56,7 +56,7 @@ def test_bindings_load_no_benchmark_code():
     mods = _loaded_by("import petsc_aijhybrid")
     assert "petsc_aijhybrid.api" in mods and "petsc4py.PETSc" in mods, mods
     assert not [m for m in mods if m.startswith("aijhybrid_bench")], mods
-    assert sorted(m for m in mods if m.startswith("petsc_aijhybrid")) == ["petsc_aijhybrid", "petsc_aijhybrid._loader", "petsc_aijhybrid.api", "petsc_aijhybrid.vec"], mods
+    assert sorted(m for m in mods if m.startswith("petsc_aijhybrid")) == ["petsc_aijhybrid", "petsc_aijhybrid._args", "petsc_aijhybrid._loader", "petsc_aijhybrid.api", "petsc_aijhybrid.vec"], mods
     assert not (ROOT / "python" / "petsc_aijhybrid" / "bench").exists() and not (ROOT / "python" / "petsc_aijhybrid" / "matrices").exists()
 
 

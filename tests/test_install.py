@@ -25,7 +25,7 @@ def test_make_install(tmp_path):
               "share/petsc-aijhybrid/examples/makefile", "share/petsc-aijhybrid/examples/ex1.c"):
         assert os.path.exists(os.path.join(prefix, f)), f
     # the bindings package holds the bindings only; the benchmark driver and generators are their own package
-    assert sorted(os.listdir(os.path.join(prefix, "lib/python3/dist-packages/petsc_aijhybrid"))) == ["__init__.py", "_install.py", "_loader.py", "api.py", "vec.py"]
+    assert sorted(os.listdir(os.path.join(prefix, "lib/python3/dist-packages/petsc_aijhybrid"))) == ["__init__.py", "_args.py", "_install.py", "_loader.py", "api.py", "vec.py"]
     pc = open(os.path.join(prefix, "lib/pkgconfig/petscaijhybrid.pc")).read()
     assert "Requires: PETSc >= 3.18" in pc, pc
 

@@ -38,7 +38,7 @@ def handle(obj, kind, what="the argument"):
     """the C handle of a created petsc4py object of class kind ("Mat", "Vec", "SF")"""
     from petsc4py import PETSc
 
-    cls = getattr(PETSc, kind)
+    cls = (PETSc.SF, PETSc.Scatter) if kind == "SF" else getattr(PETSc, kind)  # a VecScatter is a PetscSF
     if not isinstance(obj, cls):
         raise TypeError("%s must be a petsc4py PETSc.%s, not %s" % (what, kind, type(obj).__name__))
     if not obj.handle:
