@@ -168,6 +168,9 @@ def test_renderer_on_a_current_and_a_stale_record(block, tmp_path):
         d = docs["bench-" + readme.RUN_CONFIG]
         r = max((r for r in d["results"] if r.get("mult_s") and r["variant"] == "aij"), key=lambda r: int(r["layout"].split("x")[0]))
         assert "%.2f" % (r["mult_s"] * 1e3) in out, out
+    elif block == "bench-setup":  # the setup config's record: the preconditioner setups' table and events
+        rows = docs[block]["setup"]
+        assert rows and "| %.3f |" % rows[0]["setup_s"] in out and "Events above" in out, out
     elif block.startswith("bench-"):
         cfg = block[len("bench-"):]
         res = [r for r in docs[block]["results"] if r.get("mult_s")]

@@ -32,7 +32,7 @@ import record  # noqa: E402
 
 ROOT = record.ROOT
 sys.path.insert(0, str(ROOT / "python"))
-from aijhybrid_bench import checks, report  # noqa: E402  (pure: what makes a benchmark record fail, the choices in words)
+from aijhybrid_bench import checks, pcsetup, report  # noqa: E402  (pure: what makes a benchmark record fail, the choices in words, the setups' tables)
 OPEN = re.compile(r"^<!-- record:([\w.-]+) -->$", re.M)
 NONE = "_No record of this revision's code yet: `make records` makes it (see docs/testing.md, \"Records and CI\")._"
 
@@ -372,12 +372,23 @@ def bench_targets(d):
                       + ["- %s: %s %s %s: %.2f (needs %s%.2f), %s" % (verdict(t), t["target"], t["matrix"], t["layout"], t["value"], "<= " if t.get("at_most") else "", t["required"], t["detail"]) for t in ts])
 
 
+def bench_setup(d):
+    """the setup config's tables (aijhybrid_bench.pcsetup): setup and solve against aij at R x 1, then
+    the events above 3 percent of PCSetUp per (matrix, method, layout, variant)"""
+    rows = d.get("setup") or []
+    if not rows:
+        return "_The record has no preconditioner setups._"
+    return "\n".join(pcsetup.setup_table(rows) + ["", "Events above %d percent of PCSetUp (share of PCSetUp, slowest rank, medians; `*`: holds others, inclusive):" % round(100 * pcsetup.SHARE_MIN), ""]
+                     + ["- " + line.replace("*", "\\*") for line in pcsetup.events_table(rows)])
+
+
 def bench_block(config, kind):
     def render(ctx):
         d = _bench(ctx, config)
         if d is None:
             return NONE
-        body = {"table": lambda: bench_table(d), "best": lambda: bench_table(d, best=True), "ratios": lambda: bench_ratios(d), "exchange": lambda: bench_exchange(d)}[kind]()
+        body = {"table": lambda: bench_table(d), "best": lambda: bench_table(d, best=True), "ratios": lambda: bench_ratios(d), "exchange": lambda: bench_exchange(d),
+                "setup": lambda: bench_setup(d)}[kind]()
         stream = ", ".join("%s %.1f GB/s" % (k, v["triad_GBps"]) for k, v in (d.get("stream") or {}).items() if isinstance(v, dict) and v.get("triad_GBps"))
         head = provenance(d, "share/results/bench/%s.json" % config) + (" STREAM triad per layout: %s." % stream if stream else "")
         head += " Ratios against aij of the same jobs (`aij@2x1`: measured in the 1x2 jobs); `~`: against aij of other jobs, indicative."
@@ -478,6 +489,7 @@ RENDERERS = {
     "bench-rowcost": bench_block("rowcost", "table"),
     "bench-taskshare": bench_block("taskshare", "table"),
     "bench-nodeaware": bench_block("nodeaware", "exchange"),
+    "bench-setup": bench_block("setup", "setup"),
     "nodes": nodes_block("nodes", nodes_blocks.render_wire),
     "nodes-times": nodes_block("nodes", nodes_blocks.render_times),
     "nodes-cluster": nodes_block("nodes", nodes_blocks.render_cluster),

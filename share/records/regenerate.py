@@ -20,7 +20,7 @@ Groups and records (names are stable; the PETSc version is in each record):
   nodes      nodes (make test-nodes, as root: emulated hosts, the node-aware exchange counted on the wire,
              times at two rates, the performance model: share/nodes/nodes.py full), nodes-slurm (make
              test-slurm: the share/slurm/ templates under a local SLURM on the emulated hosts)
-  bench      bench-<config> for run quick claims full rowcost taskshare nodeaware (share/results/bench/<config>.json:
+  bench      bench-<config> for run quick claims full rowcost taskshare nodeaware setup (share/results/bench/<config>.json:
              the driver's record with a meta block), bench-precond (share/bench/precond.py: the
              preconditioners, share/results/bench/precond.json); --bench no skips them, --bench-scale S < 1
              makes a scaled-down trial (written under build/records/trial, never quotable)
@@ -54,7 +54,7 @@ LOGS = ROOT / "build" / "records" / "logs"
 LATEST = os.environ.get("PETSC_LATEST", "/opt/petsc-latest")
 VERSIONS = ("3.20", "3.22")
 FLAVOURS = ("complex", "int64", "int64-complex", "debug")
-BENCH_CONFIGS = ("run", "quick", "claims", "full", "rowcost", "taskshare", "nodeaware")
+BENCH_CONFIGS = ("run", "quick", "claims", "full", "rowcost", "taskshare", "nodeaware", "setup")
 OVERSUBSCRIBED = ("taskshare", "nodeaware")  # run with --oversubscribe when the machine has fewer cores (correctness of the mechanism, message counts)
 FUZZ_EXAMPLES = int(os.environ.get("FUZZ_RECORD_EXAMPLES", "2000"))
 FUZZ_SEED = 20261123
