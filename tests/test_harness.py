@@ -139,9 +139,10 @@ def test_ksp_tutorials(tmp_path, subset):
 SF_SUBSET = ["vec_is_sf_tests-ex1_*", "vec_is_sf_tests-ex3_*", "vec_is_sf_tests-ex4_*", "vec_is_sf_tests-ex5_*",
              "vec_is_sf_tests-ex9_*", "vec_is_sf_tests-ex16_*", "vec_vec_tests-ex8_*", "vec_vec_tests-ex24_*",
              T + "ex45_*", "snes_tutorials-ex5_*",
-             # one rank, no PetscSF: the injected -sf_nodeaware_node_size is unused and must not show in
-             # the output (PETSc reports unused options only with -options_left; the harness filters nothing)
-             "snes_tutorials-ex1_*"]
+             # no PetscSF (one rank): the injected -sf_nodeaware_node_size is unused and must not show in
+             # the output (PETSc reports unused options only with -options_left; the harness filters nothing);
+             # the three tutorials whose output the package's own unused-option report changed (issue 30)
+             "snes_tutorials-ex1_*", "snes_tutorials-ex2_*", "snes_tutorials-ex6_*"]
 
 
 def test_sf_injection(tmp_path):
