@@ -227,7 +227,7 @@ def t_unknown_names():
 def t_copies():
     """the settings survive every copy into an aijhybrid matrix: MatCopy() with the same and with
     another nonzero pattern (AIJ builds the result as a new matrix and merges its data into D),
-    MatAXPY()/MatAYPX() with another pattern, MatDuplicate(); and an in-place LU keeps them (one
+    MatAXPY()/MatAYPX() with another pattern, MatDuplicate(), MatTranspose() in place and new; and an in-place LU keeps them (one
     rank); the products equal aij's after each"""
     Aa, Ah = pair()
     c = C.Case("bad2", 40, 40, 7, diag=True, density=2.0)
@@ -263,6 +263,15 @@ def t_copies():
     E.mult(x, y)  # a product first, as in check()
     assert settings(E) + (ph.get_sor_serial(E),) == keep, "MatDuplicate"
     E.destroy()
+    for inplace in (True, False):  # MatTranspose(): in place (PETSc merges the transpose into the matrix), and a new one
+        Ta, Th = Da.duplicate(copy=True), Dh.duplicate(copy=True)
+        if inplace:
+            Ta.transpose()
+            Th.transpose()
+        else:
+            Ta, Th = Ta.transpose(PETSc.Mat()), Th.transpose(PETSc.Mat())
+        same(Th, Ta)
+        assert settings(Th) + (ph.get_sor_serial(Th),) == keep, "MatTranspose(%s): %s" % ("in place" if inplace else "new", settings(Th))
     if C.size() == 1:
         F = Dh.duplicate(copy=True)
         rperm, cperm = F.getOrdering("natural")
