@@ -644,7 +644,7 @@ def test_snes_application(tmp_path):
     rows = {(r["setting"], r["layout"], r["type"]): r for r in rec["snes"]["rows"]}
     assert set(rows) == {(s, l, t) for s in ("default", "lag-pc-2") for l, t in (("1x1", "aij"), ("1x1", "aijhybrid"), ("2x1", "aij"), ("1x2", "aijhybrid"))}
     for r in rows.values():
-        assert r["snes_s"] > 0 and r["solver_s"] > 0 and r["callbacks_s"] > 0 and r["pcsetup_s"] > 0 and r["samples"] == 1, r
+        assert r["snes_s"] > 0 and r["solver_s"] > 0 and r["callbacks_s"] > 0 and r["pcsetup_s"] > 0 and r["samples"] == 1 and r["grid"] == 24, r
         assert abs(r["newton_its"] - rows[("default", "1x1", "aij")]["newton_its"]) <= 1, r  # GAMG's hierarchy differs with the ranks: a step more or less
         if r["ranks"] == 1:  # one rank: PCSetUp and KSPSolve (which excludes the setup) are parts of SNESSolve (on several: each the slowest rank's)
             assert r["solver_s"] <= r["snes_s"] * 1.001, r
@@ -675,6 +675,7 @@ SNESSolve              9 1.0 9.0000e+00 1.0
 """
     ev = S.parse_log(text)
     assert ev == {"SNESSolve": (1, 2.5), "SNESFunctionEval": (7, 0.1), "PCSetUp": (6, 1.25)}
+    assert (S.scaled_grid(700), S.scaled_grid(700, 0.01), S.scaled_grid(700, 1e-6)) == (700, 70, 16)  # --scale: the unknowns, grid squared
 
 
 def _precond():

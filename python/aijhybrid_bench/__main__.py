@@ -148,7 +148,7 @@ def snes_text(rows):
                       "and Jacobian evaluation, on one thread per rank; vs aij: aij at Rx1 of other jobs, indicative)"] + snes.snes_table(rows))
 
 
-def run_snes(cfg, nodes, out, oversubscribe):
+def run_snes(cfg, nodes, out, oversubscribe, scale=1.0):
     """The config's SNES runs (bench/snes.py) after the layout jobs: (records, failures)."""
     build = os.environ.get("AIJHYBRID_BUILD") or str(C.TOP / "build")
     exe = snes.executable(build)
@@ -158,7 +158,7 @@ def run_snes(cfg, nodes, out, oversubscribe):
         return [], [{"layout": "snes", "rc": None, "tail": why}]
     print("  SNES application (snes ex5), %d round(s)" % cfg["snes"].get("rounds", 3), flush=True)
     recs = snes.run(cfg["snes"], exe, snes.library(build), cfg["launcher"], cfg["binding"], nodes, out, launcher_args=cfg["launcher_args"],
-                    oversubscribe=oversubscribe)
+                    oversubscribe=oversubscribe, scale=scale)
     return recs, []
 
 
@@ -245,7 +245,7 @@ def main(argv=None):
         return 0
     snes_recs = []
     if cfg["snes"].get("enabled"):
-        snes_recs, snes_failed = run_snes(cfg, nodes, out, bool(problems) and args.oversubscribe)
+        snes_recs, snes_failed = run_snes(cfg, nodes, out, bool(problems) and args.oversubscribe, args.scale)
         failures += snes_failed
     if not jobs:
         print("bench: every job failed", file=sys.stderr)

@@ -19,6 +19,7 @@ Report side: ``snes_table`` (medians; the solver time at 1xT against aij at Tx1)
 (issue 27: the solver's share of SNESSolve at 1x2 >= 1.0x aij 2x1).
 """
 
+import math
 import os
 import re
 import subprocess
@@ -62,9 +63,15 @@ def library(build):
     return os.environ.get("AIJHYBRID_LIB") or os.path.join(build, "lib", "libpetscaijhybrid.so")
 
 
-def run(sc, exe, lib, launcher, binding, nodes, out, log=print, launcher_args=(), oversubscribe=False):
-    """The jobs of the config's "snes" section sc; a list of records (one per job)."""
-    grid = int(sc.get("grid", 1000))
+def scaled_grid(grid, scale=1.0):
+    """The grid side for the driver's --scale (rows scale with its square), at least 16."""
+    return max(16, int(round(int(grid) * math.sqrt(scale))))
+
+
+def run(sc, exe, lib, launcher, binding, nodes, out, log=print, launcher_args=(), oversubscribe=False, scale=1.0):
+    """The jobs of the config's "snes" section sc; a list of records (one per job); scale: the
+    driver's --scale, applied to the number of unknowns."""
+    grid = scaled_grid(sc.get("grid", 1000), scale)
     base = ["-da_grid_x", str(grid), "-da_grid_y", str(grid), "-par", str(sc.get("par", 6.0)), "-snes_type", "newtonls", "-ksp_type", sc.get("ksp", "cg"),
             "-pc_type", "gamg", "-snes_rtol", str(sc.get("snes_rtol", 1e-8)), "-ksp_rtol", str(sc.get("ksp_rtol", 1e-6)), "-snes_error_if_not_converged"]
     combos = []
@@ -94,7 +101,7 @@ def run(sc, exe, lib, launcher, binding, nodes, out, log=print, launcher_args=()
             except subprocess.TimeoutExpired as e:
                 p = subprocess.CompletedProcess(cmd, -9, (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or ""), "killed after %s s" % sc.get("timeout", 900))
             wall = time.time() - t0
-            rec = {"round": r, "layout": lay, "type": mtype, "setting": s["label"], "options": s["options"], "rc": p.returncode, "wall_s": wall,
+            rec = {"round": r, "layout": lay, "type": mtype, "setting": s["label"], "options": s["options"], "grid": grid, "rc": p.returncode, "wall_s": wall,
                    "command": cmd}
             if p.returncode != 0 or not os.path.exists(logfile):
                 rec["error"] = (p.stdout + p.stderr)[-2000:]
@@ -127,7 +134,7 @@ def flatten_snes(recs):
         row = {"layout": lay, "ranks": R, "threads": T, "cores": R * T, "type": mtype, "setting": setting, "samples": len(rs),
                "snes_s": g("SNESSolve"), "pcsetup_s": g("PCSetUp"), "kspsolve_s": g("KSPSolve"), "function_s": g("SNESFunctionEval"),
                "jacobian_s": g("SNESJacobianEval"), "newton_its": rs[0]["events"].get("SNESJacobianEval", {}).get("count"),
-               "pcsetups": rs[0]["events"].get("PCSetUp", {}).get("count")}
+               "pcsetups": rs[0]["events"].get("PCSetUp", {}).get("count"), "grid": rs[0].get("grid")}
         row["solver_s"] = model.median([x["events"].get("PCSetUp", {}).get("time_max_s", 0.0) + x["events"].get("KSPSolve", {}).get("time_max_s", 0.0) for x in rs])
         row["callbacks_s"] = model.median([x["events"].get("SNESFunctionEval", {}).get("time_max_s", 0.0) + x["events"].get("SNESJacobianEval", {}).get("time_max_s", 0.0) for x in rs])
         rows.append(row)
