@@ -72,7 +72,8 @@ def set_mode(A, mode):
 
 
 def get_mode(A):
-    """The mode the next product runs in ('vector' or 'task'; 'auto' before assembly)."""
+    """The mode the next product runs in ('vector' or 'task'; 'auto' while not decided: before
+    assembly, or on several ranks before the first use after the nonzero pattern changed)."""
     return _get_enum("MatAIJHybridGetMode", A, MODES)
 
 

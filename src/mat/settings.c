@@ -165,6 +165,8 @@ static PetscErrorCode MatAIJHybridGetMode_AIJHybrid(Mat A, MatAIJHybridMode *mod
   PetscCall(MatAIJHybridGetContext(A, &ctx));
   MatAIJHybridContextCurrentParams(ctx, &params);
   if (!A->assembled) *mode = ctx->set.mode;
+  else if (ctx->info->mpi && (!ctx->cache.halo.sf || ctx->cache.halo.nzstate != A->nonzerostate) && params.nthreads > 1 && ctx->set.mode != MAT_AIJHYBRID_MODE_VECTOR && AIJHybridMPIThreadLevel >= MPI_THREAD_FUNNELED)
+    *mode = MAT_AIJHYBRID_MODE_AUTO; /* decided at the next use, which builds the halo exchange and learns whether some rank has ghosts (src/mat/prepare.c) */
   else *mode = MatAIJHybridEffectiveMode(ctx, params.nthreads);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -543,8 +545,10 @@ PetscErrorCode MatAIJHybridSetMode(Mat A, MatAIJHybridMode mode)
 
   Output Parameter:
 . mode - `MAT_AIJHYBRID_MODE_VECTOR` or `MAT_AIJHYBRID_MODE_TASK` as the next product will run
-         (what `MAT_AIJHYBRID_MODE_AUTO` resolves to), or `MAT_AIJHYBRID_MODE_AUTO` for an
-         unassembled matrix
+         (what `MAT_AIJHYBRID_MODE_AUTO` resolves to), or `MAT_AIJHYBRID_MODE_AUTO` while that is not
+         decided: an unassembled matrix, or an `MATMPIAIJHYBRID` matrix not used since its nonzero
+         pattern changed where task mode depends on whether some rank has off-process columns (the
+         next product, collectively, finds out)
 
   Level: intermediate
 

@@ -236,7 +236,10 @@ def t_copies():
     ph.set_partition_type(Dh, "rows")
     ph.set_row_cost(Dh, 0.5)
     ph.set_sor_serial(Dh, True)
+    # the mode the next product runs in is decided by that product where it depends on other ranks' ghosts
+    assert ph.get_mode(Dh) == ("auto" if C.size() > 1 else "vector"), ph.get_mode(Dh)
     same(Dh, Da)  # as check() below: the mode in force is known after a product
+    assert ph.get_mode(Dh) in ("task", "vector"), ph.get_mode(Dh)
     keep = settings(Dh) + (ph.get_sor_serial(Dh),)
 
     def check(what):
