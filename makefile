@@ -64,7 +64,7 @@ OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SRC))
 HDR := $(wildcard include/*.h src/*.h src/*/*.h src/*/*.inc)
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/ex*.c))
 # pure unit tests built from their sources (no plugin library): tests/unit/<name>.c
-PURE_UNIT := test_partition test_nodeplan test_veckernels test_levels test_cmrcm test_sor test_numeric test_choice test_blocks test_csrentry
+PURE_UNIT := test_partition test_nodeplan test_veckernels test_levels test_cmrcm test_sor test_numeric test_choice test_blocks test_csrentry test_spgemm
 # C tests built against PETSc alone (not linked with the plugin; they load it with -dll_append when asked)
 PETSC_UNIT := native_probe native_vectors
 UNIT     := $(patsubst %,$(BUILD)/tests/%,$(PURE_UNIT) $(PETSC_UNIT)) $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(filter-out $(patsubst %,tests/unit/%.c,$(PURE_UNIT) $(PETSC_UNIT)),$(wildcard tests/unit/*.c)))
@@ -160,6 +160,11 @@ $(BUILD)/tests/native_vectors: tests/unit/native_vectors.c
 	@mkdir -p $(dir $@)
 	@echo "  CC   tests/unit/native_vectors.c"
 	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) $< -o $@ $(LIBPETSC) -ldl
+# the products concern (src/kernels/spgemm.c): row-wise sparse products and transposes
+$(BUILD)/tests/test_spgemm: tests/unit/test_spgemm.c tests/unit/unitcheck.h src/kernels/spgemm.c src/kernels/spgemm.h
+	@mkdir -p $(dir $@)
+	@echo "  CC   tests/unit/test_spgemm.c"
+	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) tests/unit/test_spgemm.c src/kernels/spgemm.c -o $@ $(LIBPETSC) $(OPENMP)
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/unitcheck.h $(LIBNAME) include/petscaijhybrid.h
 	@mkdir -p $(dir $@)
 	@echo "  CC   $<"

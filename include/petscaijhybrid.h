@@ -54,6 +54,27 @@ M*/
 #define MATSEQAIJHYBRID "seqaijhybrid"
 #define MATMPIAIJHYBRID "mpiaijhybrid"
 
+/*MC
+   MATPRODUCTALGORITHMAIJHYBRID - "aijhybrid" - the `MatProductAlgorithm` of the threaded sparse products of
+   `MATAIJHYBRID` matrices (AB, AtB, ABt, PtAP, RARt: `MatMatMult()`, `MatTransposeMatMult()`,
+   `MatMatTransposeMult()`, `MatPtAP()`, `MatRARt()`, `MatProductCreate()`), the default when both operands are
+   `MATSEQAIJHYBRID` or both `MATMPIAIJHYBRID`
+
+   Options Database Keys:
++  -mat_product_algorithm <alg> - `aijhybrid`, or one of PETSc's algorithms for AIJ (then PETSc's implementation runs)
+-  -matmatmult_via, -mattransposematmult_via, -matmattransmult_via, -matptap_via, -matrart_via <alg> - the same for
+   `MatMatMult()`, `MatTransposeMatMult()`, `MatMatTransposeMult()`, `MatPtAP()`, `MatRARt()`
+
+   Level: intermediate
+
+   Note:
+   Each row of the result is computed by one thread in a fixed order: the result does not depend on the
+   thread count. It is of the first operand's type, with its settings.
+
+.seealso: `MatProductSetAlgorithm()`, `MatPtAP()`, `MatMatMult()`, `MATAIJHYBRID`
+M*/
+#define MATPRODUCTALGORITHMAIJHYBRID "aijhybrid"
+
 /*E
    MatAIJHybridPartitionType - how the rows of a rank are split between its threads
 

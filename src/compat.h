@@ -33,6 +33,14 @@ typedef struct _n_PetscOptionItems AIJHybridOptionItemsStruct;
   #define AIJHybridContainerContext(arg)     (*(void **)(arg))
 #endif
 
+/* a context destroy function (Mat_Product's data, ...) gets the context up to PETSc 3.22 and its
+   address from 3.23 (PetscCtxDestroyFn); AIJHybridContainerContext() reads it */
+#if PETSC_VERSION_LT(3, 23, 0)
+typedef void *AIJHybridCtxDestroyArg;
+#else
+typedef void           **AIJHybridCtxDestroyArg;
+#endif
+
 /* PetscSF ops and PetscSFGetLeafRanks()/GetRootRanks(): rank counts are PetscInt up to 3.21, PetscMPIInt from 3.22 */
 #if PETSC_VERSION_LT(3, 22, 0)
 typedef PetscInt AIJHybridSFRankCount;

@@ -5,6 +5,7 @@
 */
 #include "threads/threads.h"
 #include "mat/aijhybridimpl.h"
+#include "mat/productplan.h"
 #include "vec/vechybridimpl.h"
 #include "sf/sfnodeaware.h"
 #include "factor/factor.h"
@@ -69,6 +70,9 @@ PetscErrorCode MatAIJHybridInitializePackage(void)
   PetscCall(PetscLogEventRegister("AIJHybMultTransp", MAT_CLASSID, &MATAIJHYBRID_Transpose));
   PetscCall(PetscLogEventRegister("AIJHybSOR", MAT_CLASSID, &MATAIJHYBRID_SOR));
   PetscCall(PetscLogEventRegister("AIJHybHaloSetUp", MAT_CLASSID, &MATAIJHYBRID_HaloSetUp));
+  PetscCall(PetscLogEventRegister("AIJHybSpGEMMSym", MAT_CLASSID, &MATAIJHYBRID_SpGEMMSym));
+  PetscCall(PetscLogEventRegister("AIJHybSpGEMMNum", MAT_CLASSID, &MATAIJHYBRID_SpGEMMNum));
+  PetscCall(PetscLogEventRegister("AIJHybProdTransp", MAT_CLASSID, &MATAIJHYBRID_ProdTranspose));
   PetscCall(MatAIJHybridFactorRegister());   /* threaded solves of ILU/ICC factors (src/factor/factor.c) */
   PetscCall(MatAIJHybridOrderingRegister()); /* the "cmrcm" ordering (src/factor/ordering.c) */
   PetscCall(AIJHybridQueryThreadLevel());

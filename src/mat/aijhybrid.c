@@ -299,6 +299,8 @@ static PetscErrorCode MatAIJHybridStrip(Mat B)
   B->ops->diagonalscale      = ctx->parentops.diagonalscale;
   B->ops->getdiagonal        = ctx->parentops.getdiagonal;
   B->ops->lufactor           = ctx->parentops.lufactor;
+
+  B->ops->productsetfromoptions = ctx->parentops.productsetfromoptions; /* src/mat/matproduct.c */
   PetscCall(MatAIJHybridContextDestroy(B));
   PetscCall(MatAIJHybridComposeSettings(B, PETSC_FALSE));
   PetscCall(MatAIJHybridComposeDiagnostics(B, PETSC_FALSE));
@@ -449,6 +451,7 @@ static PetscErrorCode MatConvert_AIJ_AIJHybrid(Mat A, MatType type, MatReuse reu
   if (ctx->parentops.scale) B->ops->scale = MatScale_AIJHybrid;
   if (ctx->parentops.diagonalscale) B->ops->diagonalscale = MatDiagonalScale_AIJHybrid;
   if (ctx->parentops.getdiagonal) B->ops->getdiagonal = MatGetDiagonal_AIJHybrid;
+  if (ctx->parentops.productsetfromoptions) B->ops->productsetfromoptions = MatProductSetFromOptions_AIJHybrid; /* src/mat/matproduct.c */
   PetscCall(PetscObjectComposeFunction((PetscObject)B, info->to_base, MatConvert_AIJHybrid_AIJ));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, info->from_base, MatConvert_AIJ_AIJHybrid));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_anytype_C", MatProductSetFromOptions_AIJHybrid_Anytype));

@@ -12,7 +12,10 @@
      scale.c        MatScale, MatDiagonalScale: threaded scalings of the entries
      diagonal.c     MatGetDiagonal: the diagonal found by the threads
      entrywise.c    what those three share: threads and row partitions of an entry-wise operation
-     matmat.c       products with other matrices (MatPtAP, ...) through AIJ's implementations
+     matproduct.c   sparse products (MatMatMult, MatPtAP, ...): the threaded algorithm or PETSc's,
+                    the products of seqaijhybrid matrices (steps in productplan.c)
+     matproductmpi.c the products of mpiaijhybrid matrices
+     matmat.c       products with other types (aij, MAIJ, dense, ...) through AIJ's implementations
      settings.c     the -mat_aijhybrid_* options and the public Set/Get functions (composed)
      diagnostics.c  the public Get functions of what was measured or built (composed)
      view.c         the MatView lines
@@ -65,6 +68,7 @@ PETSC_INTERN PetscErrorCode MatAIJHybridEntryThreads(Mat_AIJHybrid *, PetscInt, 
 PETSC_INTERN PetscErrorCode MatAIJHybridEntryBounds(PetscInt, const PetscInt *, PetscInt, PetscInt **);
 PETSC_INTERN PetscErrorCode MatAIJHybridEntryBlocks(Mat, Mat_AIJHybrid *, Mat *, Mat *, const PetscInt **);
 PETSC_INTERN PetscErrorCode MatAIJHybridEntryPattern(Mat, PetscInt *, PetscInt *, const PetscInt **, const PetscInt **);
+PETSC_INTERN PetscErrorCode MatProductSetFromOptions_AIJHybrid(Mat);
 
 /* settings.c, diagnostics.c, view.c */
 PETSC_INTERN PetscErrorCode MatAIJHybridSetFromOptions_Private(Mat, AIJHybridOptionItems, Mat_AIJHybrid *);

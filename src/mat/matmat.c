@@ -30,6 +30,12 @@ PetscErrorCode MatProductSetFromOptions_AIJHybrid_Anytype(Mat mat)
   PetscErrorCode (*f)(Mat) = NULL;
 
   PetscFunctionBegin;
+  { /* our algorithm's name means nothing to AIJ's implementations: their default */
+    PetscBool ours;
+
+    PetscCall(PetscStrcmp(product->alg, MATPRODUCTALGORITHMAIJHYBRID, &ours));
+    if (ours) PetscCall(MatProductSetAlgorithm(mat, MATPRODUCTALGORITHMDEFAULT));
+  }
   ops[0] = product->A;
   ops[1] = product->B;
   ops[2] = product->C;
