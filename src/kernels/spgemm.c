@@ -2,6 +2,7 @@
    Row-wise sparse products and transposes on raw CSR arrays (see spgemm.h).
 */
 #include "spgemm.h"
+#include <stdint.h>
 
 /* the entries of block 0 and block 1 of row r of A: [*ks0, *ke0), [*ks1, *ke1) */
 static inline void RowRanges(const AIJHybridCSR *A, PetscInt r, PetscInt *ks0, PetscInt *ke0, PetscInt *ks1, PetscInt *ke1)
@@ -100,57 +101,93 @@ void AIJHybridSpGEMMFill(PetscInt rs, PetscInt re, const AIJHybridCSR *A, const 
   }
 }
 
+/* floor(log2(n)) for n >= 1 */
+static inline PetscInt Log2(PetscInt n)
+{
+  PetscInt l = 0;
+
+  while (n >>= 1) l++;
+  return l;
+}
+
+/*
+  Sorted columns of a row whose columns are cols[0..n) (marked in bits, within [lo, hi]): by sorting
+  them, or, when the words of bits spanning [lo, hi] are fewer than n log2(n) (a dense row: the
+  coarse levels of PCGAMG), by reading the set bits in increasing order. Either way bits ends clear.
+*/
+static inline void SortRow(PetscInt n, PetscInt *cols, uint64_t *bits, PetscInt lo, PetscInt hi)
+{
+  const PetscInt w0 = lo >> 6, w1 = hi >> 6;
+
+  if (!bits) {
+    AIJHybridSortInts(n, cols);
+    return;
+  }
+  if (n > 8 && w1 - w0 + 1 < n * Log2(n)) {
+    PetscInt p = 0;
+
+    for (PetscInt w = w0; w <= w1; w++) {
+      uint64_t word = bits[w];
+
+      while (word) {
+        cols[p++] = (w << 6) + (PetscInt)__builtin_ctzll(word);
+        word &= word - 1;
+      }
+      bits[w] = 0;
+    }
+  } else {
+    for (PetscInt q = 0; q < n; q++) bits[cols[q] >> 6] = 0;
+    AIJHybridSortInts(n, cols);
+  }
+}
+
 /*
   AIJHybridSpGEMMRows - rows rs, rs + 1, ... of C = A B into consecutive space: for as long as the
   next row surely fits in what is left of cap entries (its bound min(flops[r], ncols)), its sorted
   columns go to cols and its length to len[r]; with vals, its values too (summed as
   AIJHybridSpGEMMNumeric() sums them, in acc: one scalar per column of B). marker as for
-  AIJHybridSpGEMMCount() (row r marks with stamp0 + r). Returns the first row not taken (re when
-  all were) and the entries written in *used.
+  AIJHybridSpGEMMCount() (row r marks with stamp0 + r); bits (NULL: the rows are sorted by
+  comparisons) a zeroed bit per column of B, given back zeroed, with which dense rows are put in
+  order. Returns the first row not taken (re when all were) and the entries written in *used.
 */
-PetscInt AIJHybridSpGEMMRows(PetscInt rs, PetscInt re, const AIJHybridCSR *A, const AIJHybridCSR *B, const PetscInt *flops, PetscInt ncols, PetscInt stamp0, PetscInt *marker, PetscScalar *acc, PetscInt cap, PetscInt *cols, PetscScalar *vals, PetscInt *len, PetscInt *used)
+PetscInt AIJHybridSpGEMMRows(PetscInt rs, PetscInt re, const AIJHybridCSR *A, const AIJHybridCSR *B, const PetscInt *flops, PetscInt ncols, PetscInt stamp0, PetscInt *marker, PetscScalar *acc, uint64_t *bits, PetscInt cap, PetscInt *cols,
+                             PetscScalar *vals, PetscInt *len, PetscInt *used)
 {
   const PetscInt    *bi = B->i, *bj = B->j;
-  const PetscScalar *ba = B->a;
+  const PetscScalar *ba  = B->a;
   PetscInt           pos = 0, r;
 
   for (r = rs; r < re; r++) {
     const PetscInt stamp = stamp0 + r, start = pos;
-    PetscInt       ks[2], ke[2];
+    PetscInt       ks[2], ke[2], lo = ncols, hi = -1;
 
     if (pos + PetscMin(flops[r], ncols) > cap) break;
     RowRanges(A, r, &ks[0], &ke[0], &ks[1], &ke[1]);
     for (PetscInt blk = 0; blk < 2; blk++) {
-      const PetscInt    *aj  = blk ? A->oj : A->j, off = blk ? A->ooff : 0;
-      const PetscScalar *aa  = blk ? A->oa : A->a;
+      const PetscInt    *aj = blk ? A->oj : A->j, off = blk ? A->ooff : 0;
+      const PetscScalar *aa = blk ? A->oa : A->a;
 
       for (PetscInt k = ks[blk]; k < ke[blk]; k++) {
         const PetscInt    row = aj[k] + off;
         const PetscScalar v   = aa ? aa[k] : (PetscScalar)1.0;
 
-        if (vals) {
-          for (PetscInt l = bi[row]; l < bi[row + 1]; l++) {
-            const PetscInt c = bj[l];
+        for (PetscInt l = bi[row]; l < bi[row + 1]; l++) {
+          const PetscInt c = bj[l];
 
-            if (marker[c] != stamp) {
-              marker[c]   = stamp;
-              cols[pos++] = c;
-              acc[c]      = (PetscScalar)0.0 + v * ba[l]; /* from 0, as the numeric phase (-0 becomes +0 alike) */
-            } else acc[c] += v * ba[l];
-          }
-        } else {
-          for (PetscInt l = bi[row]; l < bi[row + 1]; l++) {
-            const PetscInt c = bj[l];
-
-            if (marker[c] != stamp) {
-              marker[c]   = stamp;
-              cols[pos++] = c;
+          if (marker[c] != stamp) {
+            marker[c]   = stamp;
+            cols[pos++] = c;
+            if (vals) acc[c] = (PetscScalar)0.0 + v * ba[l]; /* from 0, as the numeric phase (-0 becomes +0 alike) */
+            if (bits) {
+              bits[c >> 6] |= (uint64_t)1 << (c & 63);
+              lo = PetscMin(lo, c);
+              hi = PetscMax(hi, c);
             }
-          }
+          } else if (vals) acc[c] += v * ba[l];
         }
       }
     }
-    AIJHybridSortInts(pos - start, cols + start);
+    SortRow(pos - start, cols + start, bits, lo, hi);
     if (vals)
       for (PetscInt q = start; q < pos; q++) vals[q] = acc[cols[q]];
     len[r] = pos - start;
@@ -376,7 +413,8 @@ void AIJHybridRowsSplitCount(PetscInt rs, PetscInt re, const PetscInt *ci, const
   the local columns) and an off-diagonal block (oi, oj, oa: the global columns); any of the column
   or value arrays may be NULL
 */
-void AIJHybridRowsSplit(PetscInt rs, PetscInt re, const PetscInt *ci, const PetscInt *cj, const PetscScalar *ca, PetscInt split, const PetscInt *colmap, const PetscInt *di, PetscInt *dj, PetscScalar *da, const PetscInt *oi, PetscInt *oj, PetscScalar *oa)
+void AIJHybridRowsSplit(PetscInt rs, PetscInt re, const PetscInt *ci, const PetscInt *cj, const PetscScalar *ca, PetscInt split, const PetscInt *colmap, const PetscInt *di, PetscInt *dj, PetscScalar *da, const PetscInt *oi, PetscInt *oj,
+                        PetscScalar *oa)
 {
   for (PetscInt r = rs; r < re; r++) {
     PetscInt pd = di[r], po = oi[r];

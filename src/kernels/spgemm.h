@@ -35,10 +35,11 @@
 #define AIJHYBRID_KERNELS_SPGEMM_H
 
 #include <petscsys.h>
+#include <stdint.h>
 
 typedef struct {
-  const PetscInt    *i, *j; /* block 0: row r has the columns j[i[r] .. i[r+1]) */
-  const PetscScalar *a;     /* its values; NULL: all 1 */
+  const PetscInt    *i, *j;   /* block 0: row r has the columns j[i[r] .. i[r+1]) */
+  const PetscScalar *a;       /* its values; NULL: all 1 */
   const PetscInt    *oi, *oj; /* block 1 (NULL: none): row r continues with oj[oi[r] .. oi[r+1]) + ooff */
   const PetscScalar *oa;
   PetscInt           ooff;
@@ -57,7 +58,7 @@ typedef struct {
 PETSC_INTERN void     AIJHybridSpGEMMFlops(PetscInt, PetscInt, const AIJHybridCSR *, const PetscInt *, PetscInt *);
 PETSC_INTERN void     AIJHybridSpGEMMCount(PetscInt, PetscInt, const AIJHybridCSR *, const AIJHybridCSR *, PetscInt, PetscInt *, PetscInt *);
 PETSC_INTERN void     AIJHybridSpGEMMFill(PetscInt, PetscInt, const AIJHybridCSR *, const AIJHybridCSR *, PetscInt, PetscInt *, const PetscInt *, PetscInt *);
-PETSC_INTERN PetscInt AIJHybridSpGEMMRows(PetscInt, PetscInt, const AIJHybridCSR *, const AIJHybridCSR *, const PetscInt *, PetscInt, PetscInt, PetscInt *, PetscScalar *, PetscInt, PetscInt *, PetscScalar *, PetscInt *, PetscInt *);
+PETSC_INTERN PetscInt AIJHybridSpGEMMRows(PetscInt, PetscInt, const AIJHybridCSR *, const AIJHybridCSR *, const PetscInt *, PetscInt, PetscInt, PetscInt *, PetscScalar *, uint64_t *, PetscInt, PetscInt *, PetscScalar *, PetscInt *, PetscInt *);
 PETSC_INTERN void     AIJHybridSpGEMMNumeric(PetscInt, PetscInt, const AIJHybridCSR *, const AIJHybridCSR *, const AIJHybridCSROut *, PetscInt *, PetscScalar *);
 PETSC_INTERN void     AIJHybridTransposeCount(PetscInt, PetscInt, const AIJHybridCSR *, PetscInt *);
 PETSC_INTERN void     AIJHybridTransposeOffsets(PetscInt, PetscInt, PetscInt, PetscInt *const *, PetscInt *);

@@ -273,7 +273,9 @@ static PetscErrorCode MatProductNumeric_SeqAIJHybrid(Mat C)
   PetscCall(MatAIJHybridProductFreshCheck(C, &d->fresh, &fresh));
   if (fresh) PetscFunctionReturn(PETSC_SUCCESS); /* MatPtAP() & co.: the symbolic phase's values are current */
   PetscCall(ProductSeqOperands(C, d, &a, &b, &fa, &fb));
-  PetscCheck(d->nzA == nzA && d->nzB == nzB, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The nonzero pattern of an operand of this %s product changed since its symbolic phase", MatProductTypes[product->type]);
+  PetscCheck(d->nzA == nzA && d->nzB == nzB, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP,
+             "The nonzero pattern of an operand of this %s product changed since its symbolic phase (%" PetscInt_FMT " and %" PetscInt_FMT " entries, now %" PetscInt_FMT " and %" PetscInt_FMT ")", MatProductTypes[product->type], nzA, nzB, d->nzA,
+             d->nzB);
   /* the transposed operand's new values */
   if (product->type == MATPRODUCT_AtB) T = A;
   if (product->type == MATPRODUCT_ABt || product->type == MATPRODUCT_PtAP || product->type == MATPRODUCT_RARt) T = B;
@@ -378,8 +380,8 @@ static PetscErrorCode MatProductSymbolic_SeqAIJHybrid(Mat C)
   PetscCall(MatAIJHybridProductBlockSizes(C));
   PetscCall(MatAIJHybridProductCreateSeq(C, ((PetscObject)A)->type_name, &d->last)); /* C holds the pattern now */
   if (values) PetscCall(MatAIJHybridProductFreshSet(C, &d->fresh));
-  PetscCall(PetscInfo(C, "aijhybrid: %s of %" PetscInt_FMT "x%" PetscInt_FMT " with %" PetscInt_FMT " entries on %" PetscInt_FMT " thread(s), %g multiplications (+ %g for the first product), %s\n", MatProductTypes[type], m, n, d->last.nz, d->last.T, (double)d->last.flops,
-                      (double)d->first.flops, values ? "values made with the pattern" : "values at the numeric phase"));
+  PetscCall(PetscInfo(C, "aijhybrid: %s of %" PetscInt_FMT "x%" PetscInt_FMT " with %" PetscInt_FMT " entries on %" PetscInt_FMT " thread(s), %g multiplications (+ %g for the first product), %s\n", MatProductTypes[type], m, n, d->last.nz, d->last.T,
+                      (double)d->last.flops, (double)d->first.flops, values ? "values made with the pattern" : "values at the numeric phase"));
   C->ops->productnumeric = MatProductNumeric_SeqAIJHybrid;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

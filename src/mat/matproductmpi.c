@@ -139,14 +139,14 @@ static PetscErrorCode LocalRowsValues(Mat B, PetscInt T, CompactRows *x)
 /* ---------------------------------------------------------------------------------------------
    AB: C = [Ad | Ao] Bext */
 typedef struct {
-  Mat            *sub; /* sub[0]: B's rows for A's ghost columns, all columns */
-  IS              isrow, iscol;
-  Mat             B; /* the B the rows were fetched from, and its state then */
+  Mat             *sub; /* sub[0]: B's rows for A's ghost columns, all columns */
+  IS               isrow, iscol;
+  Mat              B; /* the B the rows were fetched from, and its state then */
   PetscObjectState state;
-  PetscInt       *gmap; /* B's ghost column g is compact column nloc + gmap[g] of rows */
-  PetscInt        mB;   /* B's local rows: the first rows of rows */
-  CompactRows     rows; /* B's local rows, then sub[0]'s */
-  AIJHybridSpGEMM plan; /* C = [Ad | Ao] rows; its pattern gathered */
+  PetscInt        *gmap; /* B's ghost column g is compact column nloc + gmap[g] of rows */
+  PetscInt         mB;   /* B's local rows: the first rows of rows */
+  CompactRows      rows; /* B's local rows, then sub[0]'s */
+  AIJHybridSpGEMM  plan; /* C = [Ad | Ao] rows; its pattern gathered */
 } ABCore;
 
 static PetscErrorCode ABCoreDestroy(ABCore *c)
@@ -267,15 +267,15 @@ static PetscErrorCode ABCoreNumeric(ABCore *c, Mat A, Mat B, PetscInt T, const A
 /* ---------------------------------------------------------------------------------------------
    AtB: C = A^T X, X the local rows of B (compact) */
 typedef struct {
-  AIJHybridTransposePlan ta;        /* [Ad | Ao]^T: rows for A's own columns, then for its ghosts */
-  AIJHybridSpGEMM        own, rem;  /* Q = ta X: rows [0, n), rows [n, n + ngA); patterns gathered */
-  PetscScalar           *remv;      /* rem's values (sent) */
-  PetscSF                sf;        /* rem's entries -> their places among the entries each owner receives */
-  PetscInt               nin;       /* rows received */
-  CompactRows            mb;        /* own's rows, then the rows received, in C's compact columns;
-                                       values: own's, then the received ones */
-  PetscInt              *si, *sj;   /* S (n rows): row r selects own's row r and the rows received for r */
-  AIJHybridSpGEMM        merge;     /* C = S mb; pattern gathered */
+  AIJHybridTransposePlan ta;       /* [Ad | Ao]^T: rows for A's own columns, then for its ghosts */
+  AIJHybridSpGEMM        own, rem; /* Q = ta X: rows [0, n), rows [n, n + ngA); patterns gathered */
+  PetscScalar           *remv;     /* rem's values (sent) */
+  PetscSF                sf;       /* rem's entries -> their places among the entries each owner receives */
+  PetscInt               nin;      /* rows received */
+  CompactRows            mb;       /* own's rows, then the rows received, in C's compact columns;
+                                      values: own's, then the received ones */
+  PetscInt       *si, *sj;         /* S (n rows): row r selects own's row r and the rows received for r */
+  AIJHybridSpGEMM merge;           /* C = S mb; pattern gathered */
 } AtBCore;
 
 static PetscErrorCode AtBCoreDestroy(AtBCore *c)
@@ -395,7 +395,7 @@ static PetscErrorCode AtBCoreSymbolic(AtBCore *c, Mat A, const CompactRows *X, P
   mb->nloc   = X->nloc;
   mb->cstart = X->cstart;
   /* mb: own's rows, then the rows received, in C's compact columns */
-  mb->m = n + nin;
+  mb->m  = n + nin;
   mb->nz = c->own.nz + nrecv;
   PetscCall(PetscMalloc1(mb->m + 1, &mb->i));
   PetscCall(PetscMalloc1(mb->nz + 1, &mb->j));
@@ -419,7 +419,7 @@ static PetscErrorCode AtBCoreSymbolic(AtBCore *c, Mat A, const CompactRows *X, P
   /* S: row r = own's row r, then the rows received for r (q in [degoff[r], degoff[r + 1])) */
   PetscCall(PetscMalloc2(n + 1, &c->si, n + nin + 1, &c->sj));
   for (PetscInt r = 0, p = 0; r < n; r++) {
-    c->si[r]  = p;
+    c->si[r]   = p;
     c->sj[p++] = r;
     for (PetscInt q = degoff[r]; q < degoff[r + 1]; q++) c->sj[p++] = n + q;
     c->si[r + 1] = p;
@@ -596,7 +596,7 @@ static PetscErrorCode ProductMPIDestroy(AIJHybridCtxDestroyArg arg)
 static PetscErrorCode TransposeSymbolic(ProductMPI *d, Mat B)
 {
   CompactRows *id = &d->ident;
-  PetscInt     m = B->rmap->n;
+  PetscInt     m  = B->rmap->n;
 
   PetscFunctionBegin;
   id->m      = m;
@@ -649,8 +649,7 @@ static PetscErrorCode MatProductNumeric_MPIAIJHybrid(Mat C)
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (type == MATPRODUCT_AtB) PetscCall(LocalRowsValues(B, d->T, &d->x));
-  else { /* PtAP, RARt: x = A P */
-    AIJHybridCSROut xout = {d->ab.plan.ci, d->ab.plan.cj, d->ab.plan.ncols, d->x.a, NULL, d->ab.plan.ci, NULL};
+  else { /* PtAP, RARt: x = A P */ AIJHybridCSROut xout = {d->ab.plan.ci, d->ab.plan.cj, d->ab.plan.ncols, d->x.a, NULL, d->ab.plan.ci, NULL};
 
     PetscCall(ABCoreNumeric(&d->ab, A, type == MATPRODUCT_PtAP ? B : d->Xt, d->T, &xout, &d->work));
   }
@@ -664,7 +663,7 @@ PetscErrorCode MatProductSymbolic_MPIAIJHybrid(Mat C)
 {
   Mat_Product   *product = C->product;
   Mat            A = product->A, B = product->B, P;
-  MatProductType type    = product->type;
+  MatProductType type = product->type;
   ProductMPI    *d;
   MatType        ctype = ((PetscObject)A)->type_name;
 
@@ -678,12 +677,14 @@ PetscErrorCode MatProductSymbolic_MPIAIJHybrid(Mat C)
   case MATPRODUCT_ABt:
     if (type == MATPRODUCT_ABt) PetscCall(TransposeSymbolic(d, B));
     P = type == MATPRODUCT_AB ? B : d->Xt;
-    PetscCheck(A->cmap->rstart == P->rmap->rstart && A->cmap->rend == P->rmap->rend, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Matrix local dimensions are incompatible, A columns (%" PetscInt_FMT ", %" PetscInt_FMT ") != B rows (%" PetscInt_FMT ", %" PetscInt_FMT ")", A->cmap->rstart, A->cmap->rend, P->rmap->rstart, P->rmap->rend);
+    PetscCheck(A->cmap->rstart == P->rmap->rstart && A->cmap->rend == P->rmap->rend, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
+               "Matrix local dimensions are incompatible, A columns (%" PetscInt_FMT ", %" PetscInt_FMT ") != B rows (%" PetscInt_FMT ", %" PetscInt_FMT ")", A->cmap->rstart, A->cmap->rend, P->rmap->rstart, P->rmap->rend);
     PetscCall(ABCoreSymbolic(&d->ab, A, P, d->T, &d->work));
     PetscCall(CreateMPIResult(C, ctype, A->rmap->n, P->cmap->n, A->rmap->N, P->cmap->N, &d->ab.plan, d->ab.rows.nloc, d->ab.rows.colmap, d->T));
     break;
   case MATPRODUCT_AtB:
-    PetscCheck(A->rmap->rstart == B->rmap->rstart && A->rmap->rend == B->rmap->rend, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Matrix local dimensions are incompatible, A (%" PetscInt_FMT ", %" PetscInt_FMT ") != B (%" PetscInt_FMT ", %" PetscInt_FMT ")", A->rmap->rstart, A->rmap->rend, B->rmap->rstart, B->rmap->rend);
+    PetscCheck(A->rmap->rstart == B->rmap->rstart && A->rmap->rend == B->rmap->rend, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Matrix local dimensions are incompatible, A (%" PetscInt_FMT ", %" PetscInt_FMT ") != B (%" PetscInt_FMT ", %" PetscInt_FMT ")",
+               A->rmap->rstart, A->rmap->rend, B->rmap->rstart, B->rmap->rend);
     PetscCall(LocalRowsSetUp(B, d->T, &d->x));
     PetscCall(AtBCoreSymbolic(&d->atb, A, &d->x, d->T, &d->work));
     PetscCall(CreateMPIResult(C, ctype, A->cmap->n, B->cmap->n, A->cmap->N, B->cmap->N, &d->atb.merge, d->atb.mb.nloc, d->atb.mb.colmap, d->T));
@@ -693,7 +694,8 @@ PetscErrorCode MatProductSymbolic_MPIAIJHybrid(Mat C)
     if (type == MATPRODUCT_RARt) PetscCall(TransposeSymbolic(d, B));
     P = type == MATPRODUCT_PtAP ? B : d->Xt;
     PetscCheck(A->rmap->rstart == P->rmap->rstart && A->rmap->rend == P->rmap->rend && A->cmap->rstart == P->rmap->rstart && A->cmap->rend == P->rmap->rend, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
-               "Matrix local dimensions are incompatible, A (%" PetscInt_FMT ", %" PetscInt_FMT ") x (%" PetscInt_FMT ", %" PetscInt_FMT ") and the rows of P (%" PetscInt_FMT ", %" PetscInt_FMT ")", A->rmap->rstart, A->rmap->rend, A->cmap->rstart, A->cmap->rend, P->rmap->rstart, P->rmap->rend);
+               "Matrix local dimensions are incompatible, A (%" PetscInt_FMT ", %" PetscInt_FMT ") x (%" PetscInt_FMT ", %" PetscInt_FMT ") and the rows of P (%" PetscInt_FMT ", %" PetscInt_FMT ")", A->rmap->rstart, A->rmap->rend, A->cmap->rstart,
+               A->cmap->rend, P->rmap->rstart, P->rmap->rend);
     PetscCall(ABCoreSymbolic(&d->ab, A, P, d->T, &d->work));
     /* x: A P's local rows, borrowing ab's pattern and compact columns */
     d->xview    = PETSC_TRUE;

@@ -30,28 +30,32 @@ PetscInt AIJHybridProductThreads(PetscInt T, PetscLogDouble flops)
   return flops < AIJHYBRID_PRODUCT_SERIAL_FLOPS ? 1 : PetscMax(1, T);
 }
 
-/* work arrays for T threads, ncols columns and rows of rowmax entries, with the symbolic phase's
-   value accumulators if acc (kept if large enough) */
+/* work arrays for T threads (or more), ncols columns and rows of rowmax entries, with the symbolic
+   phase's value accumulators if acc (kept if large enough); thread t's slices start at t times
+   the plan's own ncols (rowmax), nbits */
 PetscErrorCode AIJHybridProductWorkEnsure(AIJHybridProductWork *w, PetscInt T, PetscInt ncols, PetscInt rowmax, PetscBool acc)
 {
   PetscFunctionBegin;
-  if (T != w->T || ncols > w->ncols || rowmax > w->rowmax) {
-    ncols  = PetscMax(ncols, w->T == T ? w->ncols : 0);
-    rowmax = PetscMax(rowmax, w->T == T ? w->rowmax : 0);
+  if (T > w->T) { /* everything is per thread: start again (fewer threads use the first slices) */
+    PetscCall(AIJHybridProductWorkDestroy(w));
+    w->T = T;
+  }
+  T = w->T;
+  if (ncols > w->ncols || rowmax > w->rowmax || !w->map) {
+    w->ncols  = PetscMax(ncols, w->ncols);
+    w->rowmax = PetscMax(rowmax, w->rowmax);
     PetscCall(PetscFree2(w->map, w->buf));
-    PetscCall(PetscMalloc2((size_t)T * ncols + 1, &w->map, (size_t)T * rowmax + 1, &w->buf));
-    if (w->T != T) {
-      PetscCall(PetscFree(w->acc));
-      w->nacc = 0;
-    }
-    w->T      = T;
-    w->ncols  = ncols;
-    w->rowmax = rowmax;
+    PetscCall(PetscMalloc2((size_t)T * w->ncols + 1, &w->map, (size_t)T * w->rowmax + 1, &w->buf));
+  }
+  if (w->nbits < (ncols + 63) / 64) {
+    PetscCall(PetscFree(w->bits));
+    w->nbits = (ncols + 63) / 64;
+    PetscCall(PetscCalloc1((size_t)T * w->nbits + 1, &w->bits));
   }
   if (acc && w->nacc < ncols) {
     PetscCall(PetscFree(w->acc));
-    PetscCall(PetscMalloc1((size_t)T * ncols + 1, &w->acc));
     w->nacc = ncols;
+    PetscCall(PetscMalloc1((size_t)T * w->nacc + 1, &w->acc));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -61,6 +65,7 @@ PetscErrorCode AIJHybridProductWorkDestroy(AIJHybridProductWork *w)
   PetscFunctionBegin;
   PetscCall(PetscFree2(w->map, w->buf));
   PetscCall(PetscFree(w->acc));
+  PetscCall(PetscFree(w->bits));
   PetscCall(PetscMemzero(w, sizeof(*w)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -107,7 +112,7 @@ static PetscErrorCode PartitionByCost(PetscInt m, const PetscInt *prefix, PetscI
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-#define SPGEMM_SAMPLE_ROWS 64   /* rows per part counted to estimate the space of its rows */
+#define SPGEMM_SAMPLE_ROWS  64  /* rows per part counted to estimate the space of its rows */
 #define SPGEMM_SAMPLE_SLACK 1.2 /* the estimate's margin */
 
 /*
@@ -194,8 +199,10 @@ PetscErrorCode AIJHybridSpGEMMSymbolic(AIJHybridSpGEMM *p, PetscInt m, const AIJ
   /* rounds: each part writes rows while they fit (stamps m + r), then the main thread enlarges */
   p->rounds = 0;
   do {
-    PetscInt    *map = work->map;
-    PetscScalar *acc = work->acc;
+    PetscInt    *map   = work->map;
+    PetscScalar *acc   = work->acc;
+    uint64_t    *bits  = work->bits;
+    PetscInt     nbits = work->nbits;
 
     for (PetscInt t = 0; t < T; t++) {
       if (next[t] == p->bounds[t + 1] && p->pcols[t]) continue;
@@ -203,14 +210,14 @@ PetscErrorCode AIJHybridSpGEMMSymbolic(AIJHybridSpGEMM *p, PetscInt m, const AIJ
         PetscCall(PetscMalloc1(p->pcap[t] + 1, &p->pcols[t]));
         if (values) PetscCall(PetscMalloc1(p->pcap[t] + 1, &p->pvals[t]));
       } else { /* grow: the rows left, at the density of the rows done */
-        const PetscInt  rs = p->bounds[t], r0 = next[t], re = p->bounds[t + 1];
-        PetscInt64      donef = 0, leftf = 0, need;
-        PetscInt       *cols;
-        PetscScalar    *vals;
+        const PetscInt rs = p->bounds[t], r0 = next[t], re = p->bounds[t + 1];
+        PetscInt64     donef = 0, leftf = 0, need;
+        PetscInt      *cols;
+        PetscScalar   *vals;
 
         for (PetscInt r = rs; r < r0; r++) donef += PetscMin(flops[r], ncols);
         for (PetscInt r = r0; r < re; r++) leftf += PetscMin(flops[r], ncols);
-        need = p->pused[t] + PetscMin(leftf, (PetscInt64)(SPGEMM_SAMPLE_SLACK * (double)leftf * (donef ? (double)p->pused[t] / (double)donef : 1.0)) + PetscMin(flops[r0], ncols) + 16);
+        need       = p->pused[t] + PetscMin(leftf, (PetscInt64)(SPGEMM_SAMPLE_SLACK * (double)leftf * (donef ? (double)p->pused[t] / (double)donef : 1.0)) + PetscMin(flops[r0], ncols) + 16);
         p->pcap[t] = (PetscInt)PetscMax(need, 2 * (PetscInt64)p->pcap[t]);
         p->pcap[t] = (PetscInt)PetscMin((PetscInt64)p->pcap[t], p->pused[t] + leftf + 1);
         PetscCall(PetscMalloc1(p->pcap[t] + 1, &cols));
@@ -236,7 +243,7 @@ PetscErrorCode AIJHybridSpGEMMSymbolic(AIJHybridSpGEMM *p, PetscInt m, const AIJ
         PetscInt used = 0;
 
         if (next[t] == p->bounds[t + 1]) continue;
-        next[t] = AIJHybridSpGEMMRows(next[t], p->bounds[t + 1], A, B, flops, ncols, m, marker, a, p->pcap[t] - p->pused[t], p->pcols[t] + p->pused[t], values ? p->pvals[t] + p->pused[t] : NULL, len, &used);
+        next[t] = AIJHybridSpGEMMRows(next[t], p->bounds[t + 1], A, B, flops, ncols, m, marker, a, bits + (size_t)tid * nbits, p->pcap[t] - p->pused[t], p->pcols[t] + p->pused[t], values ? p->pvals[t] + p->pused[t] : NULL, len, &used);
         p->pused[t] += used;
       }
     }
@@ -323,18 +330,18 @@ PetscErrorCode AIJHybridTransposeDestroy(AIJHybridTransposePlan *t)
 */
 PetscErrorCode AIJHybridTransposeSymbolic(AIJHybridTransposePlan *tp, const AIJHybridCSR *A, PetscInt m, PetscInt n, PetscInt nz0, PetscInt nz, PetscInt T)
 {
-  PetscInt  *cnt, **cntp, *total, *rb, *cb;
-  PetscInt  *ti, *tj, *perm;
+  PetscInt *cnt, **cntp, *total, *rb, *cb;
+  PetscInt *ti, *tj, *perm;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(MATAIJHYBRID_ProdTranspose, 0, 0, 0, 0));
   PetscCall(AIJHybridTransposeDestroy(tp));
-  T      = PetscMin(AIJHybridProductThreads(T, (PetscLogDouble)nz), PetscMax(1, m));
-  tp->m  = m;
-  tp->n  = n;
-  tp->nz = nz;
+  T       = PetscMin(AIJHybridProductThreads(T, (PetscLogDouble)nz), PetscMax(1, m));
+  tp->m   = m;
+  tp->n   = n;
+  tp->nz  = nz;
   tp->nz0 = nz0;
-  tp->T  = T;
+  tp->T   = T;
   PetscCall(PetscMalloc3(n + 1, &tp->ti, nz + 1, &tp->tj, nz + 1, &tp->perm));
   PetscCall(PetscMalloc1(nz + 1, &tp->tv));
   PetscCall(PetscMalloc5((size_t)T * n + 1, &cnt, T, &cntp, n + 1, &total, T + 1, &rb, T + 1, &cb));

@@ -26,21 +26,23 @@ typedef struct {
   PetscInt    *map;                    /* T * ncols */
   PetscScalar *buf;                    /* T * rowmax */
   PetscScalar *acc;                    /* T * nacc: the symbolic phase's values, column by column */
+  uint64_t    *bits;                   /* T * nbits, zero: the symbolic phase's columns, one bit each */
+  PetscInt     nbits;
 } AIJHybridProductWork;
 
 /* C = A B: A has m rows, B ncols columns */
 typedef struct {
   PetscInt       m, ncols;
-  PetscInt       T;         /* threads it runs on */
-  PetscInt      *bounds;    /* T + 1: the rows of each thread */
-  PetscInt      *ci, *cj;   /* C's pattern (cj: from AIJHybridSpGEMMGather(), or NULL where it lives in the matrix C) */
+  PetscInt       T;       /* threads it runs on */
+  PetscInt      *bounds;  /* T + 1: the rows of each thread */
+  PetscInt      *ci, *cj; /* C's pattern (cj: from AIJHybridSpGEMMGather(), or NULL where it lives in the matrix C) */
   PetscInt       nz, rowmax;
-  PetscLogDouble flops;     /* multiply-adds */
+  PetscLogDouble flops; /* multiply-adds */
   /* what the symbolic phase wrote, part by part, until AIJHybridSpGEMMGather() */
-  PetscInt     **pcols;
-  PetscScalar  **pvals;     /* NULL when the symbolic phase made no values */
-  PetscInt      *pused, *pcap;
-  PetscInt       rounds;    /* regions the symbolic phase took (buffers grown rounds - 1 times) */
+  PetscInt    **pcols;
+  PetscScalar **pvals; /* NULL when the symbolic phase made no values */
+  PetscInt     *pused, *pcap;
+  PetscInt      rounds; /* regions the symbolic phase took (buffers grown rounds - 1 times) */
 } AIJHybridSpGEMM;
 
 /* A^T of an m x n matrix A of one or two column blocks (see AIJHybridCSR): row c of A^T lists the

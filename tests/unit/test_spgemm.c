@@ -177,6 +177,60 @@ static void TestProduct(PetscInt m, PetscInt n0, PetscInt n1, PetscInt p, PetscR
     }
     CHECK(ok, "pattern (sorted columns), %" PetscInt_FMT " parts", T);
 
+    /* the one-pass kernel, each part in a buffer too small at first (grown and resumed as the
+       symbolic phase does), with and without values, sorted by comparisons or through the bits */
+    for (PetscInt mode = 0; mode < 4; mode++) {
+      const PetscBool withvals = (PetscBool)(mode & 1), withbits = (PetscBool)(mode >> 1);
+      PetscInt       *len, *pc, *out;
+      PetscScalar    *acc, *pv, *outv;
+      uint64_t       *bits;
+      PetscBool       okp = PETSC_TRUE, okv = PETSC_TRUE, clear = PETSC_TRUE;
+
+      PetscCallVoid(PetscMalloc5(m + 1, &len, p + 1, &acc, (p + 63) / 64 + 1, &bits, nzc + 1, &out, nzc + 1, &outv));
+      memset(bits, 0, sizeof(uint64_t) * ((p + 63) / 64 + 1));
+      for (PetscInt t = 0; t < T; t++) {
+        PetscInt next = bounds[t], used = 0, cap = RandInt(8), n;
+
+        for (PetscInt c = 0; c < p; c++) marker[c] = -1;
+        PetscCallVoid(PetscMalloc2(cap + 1, &pc, cap + 1, &pv));
+        while (next < bounds[t + 1]) {
+          PetscInt    *nc;
+          PetscScalar *nv;
+
+          next = AIJHybridSpGEMMRows(next, bounds[t + 1], &a, &b, flops, p, m, marker, withvals ? acc : NULL, withbits ? bits : NULL, cap - used, pc + used, withvals ? pv + used : NULL, len, &n);
+          used += n;
+          if (next == bounds[t + 1]) break;
+          cap = 2 * cap + PetscMin(flops[next], p); /* grow, keep what was written */
+          PetscCallVoid(PetscMalloc2(cap + 1, &nc, cap + 1, &nv));
+          memcpy(nc, pc, (size_t)used * sizeof(PetscInt));
+          memcpy(nv, pv, (size_t)used * sizeof(PetscScalar));
+          PetscCallVoid(PetscFree2(pc, pv));
+          pc = nc;
+          pv = nv;
+        }
+        if (used != ci[bounds[t + 1]] - ci[bounds[t]]) okp = PETSC_FALSE;
+        for (PetscInt k = 0; k < used && okp; k++) {
+          out[ci[bounds[t]] + k] = pc[k];
+          if (withvals) outv[ci[bounds[t]] + k] = pv[k];
+        }
+        PetscCallVoid(PetscFree2(pc, pv));
+      }
+      for (PetscInt r = 0; r < m && okp; r++)
+        if (len[r] != ci[r + 1] - ci[r]) okp = PETSC_FALSE;
+      for (PetscInt k = 0; k < nzc && okp; k++)
+        if (out[k] != cj[k]) okp = PETSC_FALSE;
+      if (withvals && okp)
+        for (PetscInt r = 0; r < m; r++)
+          for (PetscInt k = ci[r]; k < ci[r + 1]; k++)
+            if (memcmp(&outv[k], &cv[r * p + cj[k]], sizeof(PetscScalar))) okv = PETSC_FALSE;
+      for (PetscInt w = 0; w < (p + 63) / 64; w++)
+        if (bits[w]) clear = PETSC_FALSE;
+      CHECK(okp, "one pass: pattern, %" PetscInt_FMT " parts, values %d, bits %d", T, (int)withvals, (int)withbits);
+      CHECK(okv, "one pass: values bitwise equal to the reference, %" PetscInt_FMT " parts, bits %d", T, (int)withbits);
+      CHECK(clear, "one pass: the bits are given back clear");
+      PetscCallVoid(PetscFree5(len, acc, bits, out, outv));
+    }
+
     /* numeric: one block, then split at `split` into two blocks with their own row starts */
     PetscCallVoid(PetscMalloc5(rowmax + 1, &buf, nzc + 1, &v0, nzc + 1, &v1, m + 1, &i0, m + 1, &i1));
     out.i     = ci;
@@ -235,12 +289,12 @@ static void TestProduct(PetscInt m, PetscInt n0, PetscInt n1, PetscInt p, PetscR
 
 static void TestTranspose(PetscInt m, PetscInt n0, PetscInt n1, PetscReal density, PetscReal empty)
 {
-  CSR          A0, A1;
-  AIJHybridCSR a;
+  CSR            A0, A1;
+  AIJHybridCSR   a;
   const PetscInt n = n0 + n1;
-  PetscInt    *ti, *tj, *perm, *total, *cnt[5], *rti, *rtj, nz;
-  PetscScalar *tv, *rtv;
-  PetscBool    ok;
+  PetscInt      *ti, *tj, *perm, *total, *cnt[5], *rti, *rtj, nz;
+  PetscScalar   *tv, *rtv;
+  PetscBool      ok;
 
   MakeCSR(m, n0, density, empty, n0 > 2 ? n0 - 1 : n0, &A0);
   if (n1) MakeCSR(m, n1, density / 2, empty, n1, &A1);
@@ -354,7 +408,7 @@ static void TestCompact(PetscInt m, PetscInt nloc, PetscInt ncm, PetscInt cstart
     if (back[k] != X.j[k] || (X.j[k] < nloc && g[k] != cstart + X.j[k])) ok = PETSC_FALSE;
   CHECK(ok, "compact -> global -> compact");
   if (ncm) {
-    PetscInt missing = colmap[ncm - 1] + 1, out;
+    PetscInt missing = PetscMax(colmap[ncm - 1], cstart + nloc) + 1, out;
     AIJHybridColumnsToCompact(0, 1, &missing, cstart, nloc, ncm, colmap, &out);
     CHECK(out == -1, "a global column neither own nor in colmap gives -1");
   }
@@ -420,6 +474,8 @@ int main(int argc, char **argv)
   TestProduct(33, 12, 9, 70, 4.0, 6.0, 0.0, PETSC_TRUE, 0);
   TestProduct(80, 60, 20, 20, 6.0, 2.0, 0.5, PETSC_FALSE, 20);
   TestProduct(120, 100, 40, 150, 8.0, 8.0, 0.05, PETSC_FALSE, 75);
+  TestProduct(60, 50, 0, 300, 12.0, 10.0, 0.0, PETSC_FALSE, 100); /* dense rows: their columns read from the bits */
+  TestProduct(80, 60, 0, 5000, 4.0, 3.0, 0.1, PETSC_FALSE, 2500); /* sparse rows over many columns: sorted */
   for (PetscInt k = 0; k < 20; k++) TestProduct(1 + RandInt(60), 1 + RandInt(50), RandInt(2) ? RandInt(20) : 0, 1 + RandInt(60), 1.0 + 5 * Uniform(), 1.0 + 5 * Uniform(), 0.3 * Uniform(), (PetscBool)RandInt(2), RandInt(60));
   TestTranspose(1, 1, 0, 1.0, 0.0);
   TestTranspose(0, 3, 0, 1.0, 0.0);
