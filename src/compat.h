@@ -34,8 +34,9 @@ typedef struct _n_PetscOptionItems AIJHybridOptionItemsStruct;
 #endif
 
 /* a context destroy function (Mat_Product's data, ...) gets the context up to PETSc 3.22 and its
-   address from 3.23 (PetscCtxDestroyFn); AIJHybridContainerContext() reads it */
-#if PETSC_VERSION_LT(3, 23, 0)
+   address from 3.23 (PetscCtxDestroyFn), typed void ** in 3.23-3.24 and void * (PetscCtxRt) from
+   3.25; AIJHybridContainerContext() reads it */
+#if PETSC_VERSION_LT(3, 23, 0) || !PETSC_VERSION_LT(3, 25, 0)
 typedef void *AIJHybridCtxDestroyArg;
 #else
 typedef void           **AIJHybridCtxDestroyArg;

@@ -5,7 +5,8 @@ OMP_NUM_THREADS 1/2/3 (tests/workers/spgemm.py): the pattern equal to AIJ's, the
 bitwise equal with 1, 2, 3 and 4 threads set on the operands and across launches with different
 OMP_NUM_THREADS, MAT_REUSE_MATRIX after new values of either operand; square, rectangular, empty
 rows, a rank owning no rows, no ghost columns, below the one-thread cutoff; the coarse levels of
-PCGAMG and PCMG (Galerkin) are aijhybrid and equal to AIJ's. The MatProduct API itself
+PCGAMG and PCMG (Galerkin) are aijhybrid and equal to AIJ's within 1e-10 (a hierarchy compounds the
+rounding of its levels and, for PCGAMG, of its eigenvalue estimates). The MatProduct API itself
 (tests/unit/matproduct_api.c): Create/SetType/SetAlgorithm/SetFromOptions/Symbolic/Numeric,
 ReplaceMats, Clear, PETSc's algorithms by name and by option, mixed operand types. The kernels:
 tests/unit/test_spgemm.c.
@@ -41,6 +42,7 @@ def test_products_match_aij(ranks, threads):
     assert not bad, "failing checks:\n" + "\n".join("%s: %s" % kv for kv in bad.items())
     assert res["size"] == ranks
     assert res["info"]["max_rel_err"] <= 1e-12
+    assert res["info"]["max_rel_err_hierarchy"] <= 1e-10
     assert set(res["hashes"]) == {"%s_%s" % (c, p) for c in CASES for p in PRODUCTS}
 
 

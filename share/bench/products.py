@@ -68,7 +68,7 @@ def make_levels(args):
     petsc4py.init([sys.argv[0]])
     from petsc4py import PETSc
 
-    from petsc_aijhybrid import matrices
+    from aijhybrid_bench import matrices
 
     A = matrices.create(args.matrix, args.rows, mat_type="aij")
     ksp = PETSc.KSP().create()
@@ -159,7 +159,7 @@ def measure(args):
 
 
 def launch(layout, oversubscribe):
-    from petsc_aijhybrid.bench import layout as L
+    from aijhybrid_bench import layout as L
 
     return L.launch(layout, binding="none" if oversubscribe else "pe", oversubscribe=oversubscribe)
 

@@ -16,8 +16,12 @@
 
 PETSC_INTERN PetscLogEvent MATAIJHYBRID_SpGEMMSym, MATAIJHYBRID_SpGEMMNum, MATAIJHYBRID_ProdTranspose;
 
-/* products with fewer multiplications than this run on one thread (measured: see src/DESIGN.md, "Products") */
-#define AIJHYBRID_PRODUCT_SERIAL_FLOPS 20000
+/* a step of a product with fewer multiplications than this runs on one thread (measured: docs/setup.md,
+   "What stays PETSc's"; a build may set another value with -DAIJHYBRID_PRODUCT_SERIAL_FLOPS=n, as the
+   measurement does) */
+#if !defined(AIJHYBRID_PRODUCT_SERIAL_FLOPS)
+  #define AIJHYBRID_PRODUCT_SERIAL_FLOPS 20000
+#endif
 
 /* the work arrays of the threads, shared by the steps of one product: per thread a map (marker)
    over the columns of B and a row of values */
