@@ -5,7 +5,8 @@ OMP_NUM_THREADS 1/2/3 (tests/workers/spgemm.py): the pattern equal to AIJ's, the
 bitwise equal with 1, 2, 3 and 4 threads set on the operands and across launches with different
 OMP_NUM_THREADS, MAT_REUSE_MATRIX after new values of either operand; square, rectangular, empty
 rows, a rank owning no rows, no ghost columns, below the one-thread cutoff; the coarse levels of
-PCGAMG and PCMG (Galerkin) are aijhybrid and equal to AIJ's within 1e-10 (a hierarchy compounds the
+PCGAMG (operators and interpolations, made by the plugin's products: its log event counted) and PCMG
+(Galerkin) are aijhybrid and equal to AIJ's within 1e-10 (a hierarchy compounds the
 rounding of its levels and, for PCGAMG, of its eigenvalue estimates). The MatProduct API itself
 (tests/unit/matproduct_api.c): Create/SetType/SetAlgorithm/SetFromOptions/Symbolic/Numeric,
 ReplaceMats, Clear, PETSc's algorithms by name and by option, mixed operand types. The kernels:
@@ -51,6 +52,7 @@ def test_coarse_levels_are_aijhybrid(ranks):
     info = spgemm(ranks, THREADS[-1]).check()["info"]
     hyb = "seqaijhybrid" if ranks == 1 else "mpiaijhybrid"
     assert info["gamg_levels"] >= 3 and info["gamg_types"] == [hyb] * info["gamg_levels"], info["gamg_types"]
+    assert info["gamg_interp_types"] == [hyb] * (info["gamg_levels"] - 1), info["gamg_interp_types"]
     assert info["pcmg_types"] == [hyb] * 3, info["pcmg_types"]
 
 

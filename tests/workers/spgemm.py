@@ -181,10 +181,17 @@ def level_operators(pc):
     return [pc.getMGSmoother(l).getOperators()[0] for l in range(pc.getMGLevels())]
 
 
+def spgemm_symbolic_count(M):
+    """how many symbolic phases of the plugin's products this rank ran (its log event AIJHybSpGEMMSym)"""
+    return int(PETSc.Log.Event("AIJHybSpGEMMSym", M.getClassId()).getPerfInfo()["count"])
+
+
 def t_gamg():
-    ops = {}
+    ops, interp, ran = {}, {}, {}
+    PETSc.Log.begin()  # the events' counts: the plugin's algorithm ran, not PETSc's on aijhybrid matrices
     for mtype in ("aij", "aijhybrid"):
         A = poisson(24, mtype)
+        before = spgemm_symbolic_count(A)
         ksp = PETSc.KSP().create()
         ksp.setOperators(A)
         ksp.setType("cg")
@@ -192,6 +199,13 @@ def t_gamg():
         pc.setType("gamg")
         ksp.setUp()
         ops[mtype] = level_operators(pc)
+        interp[mtype] = [pc.getMGInterpolation(l) for l in range(1, pc.getMGLevels())]
+        ran[mtype] = spgemm_symbolic_count(A) - before
+    assert ran["aij"] == 0, "the plugin's products ran %d times in aij's hierarchy" % ran["aij"]
+    assert C.allok(ran["aijhybrid"] > 0), "the plugin's products did not run in aijhybrid's hierarchy (%d here)" % ran["aijhybrid"]
+    info["gamg_interp_types"] = [P.getType() for P in interp["aijhybrid"]]
+    for l, P in enumerate(interp["aijhybrid"]):
+        is_hyb(P, "GAMG interpolation %d" % (l + 1))
     assert len(ops["aij"]) == len(ops["aijhybrid"]) >= 3, (len(ops["aij"]), len(ops["aijhybrid"]))
     info["gamg_levels"] = len(ops["aij"])
     info["gamg_types"] = [M.getType() for M in ops["aijhybrid"]]
