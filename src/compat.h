@@ -39,7 +39,7 @@ typedef struct _n_PetscOptionItems AIJHybridOptionItemsStruct;
 #if PETSC_VERSION_LT(3, 23, 0) || !PETSC_VERSION_LT(3, 25, 0)
 typedef void *AIJHybridCtxDestroyArg;
 #else
-typedef void           **AIJHybridCtxDestroyArg;
+typedef void                     **AIJHybridCtxDestroyArg;
 #endif
 
 /* PetscSF ops and PetscSFGetLeafRanks()/GetRootRanks(): rank counts are PetscInt up to 3.21, PetscMPIInt from 3.22 */
