@@ -15,8 +15,9 @@ pinned one core per thread as the driver pins), the layouts alternating round af
 B C: drift hits all alike); a job loads the levels (MatLoad: PETSc's row distribution), and for
 each type it runs (aij at layouts of one thread per rank, aijhybrid everywhere, its thread count
 that of the layout) times every product of every level --reps times after one untimed run, between
-barriers, and reports the medians. The record has every sample; the table the medians over the
-rounds of the sums over the levels, and the targets of the issue evaluated on them:
+barriers, the types alternating (A B A B), and reports the medians. The record has every sample;
+the table the medians over the rounds of the sums over the levels, and the targets of the issue
+evaluated on them:
   - aijhybrid 1x2 >= 1.7x aijhybrid 1x1 (each product summed over the levels);
   - aijhybrid 1x1 >= 0.98x aij 1x1 (nothing slower than PETSc's at one thread).
 Products:
@@ -119,38 +120,43 @@ def measure(args):
         t1 = time.perf_counter()
         return comm.tompi4py().allreduce(t1 - t0, op=__import__("mpi4py").MPI.MAX)
 
-    for mtype in types:
-        for l, (Aa, Pa) in enumerate(levels):
+    for l, (Aa, Pa) in enumerate(levels):
+        mats = {}
+        for mtype in types:
             A = Aa.convert(mtype, PETSc.Mat()) if mtype != "aij" else Aa
             P = Pa.convert(mtype, PETSc.Mat()) if mtype != "aij" else Pa
             if mtype == "aijhybrid":
                 ph.set_num_threads(A, threads)
                 ph.set_num_threads(P, threads)
-            holder = {}
+            mats[mtype] = {"A": A, "P": P, "C": A.ptap(P)}
 
-            def run(op):
-                if op == "ptap":
-                    C = A.ptap(P)
-                    C.destroy()
-                elif op == "ptap_reuse":
-                    A.ptap(P, holder["C"])
-                elif op == "ap":
-                    C = A.matMult(P)
-                    C.destroy()
-                elif op == "pta":
-                    C = P.transposeMatMult(A)
-                    C.destroy()
+        def run(m, op):
+            A, P = m["A"], m["P"]
+            if op == "ptap":
+                A.ptap(P).destroy()
+            elif op == "ptap_reuse":
+                A.ptap(P, m["C"])
+            elif op == "ap":
+                A.matMult(P).destroy()
+            elif op == "pta":
+                P.transposeMatMult(A).destroy()
 
-            holder["C"] = A.ptap(P)
-            for op in args.ops.split(","):
-                run(op)  # untimed: first-touch, caches
-                samples = [timed(lambda: run(op)) for _ in range(args.reps)]
-                recs.append(dict(matrix=args.matrix, rows=args.rows, level=l, op=op, type=mtype, layout=args.layout, samples=samples, median=statistics.median(samples),
-                                 result_type=holder["C"].getType()))
-            holder["C"].destroy()
+        for op in args.ops.split(","):
+            for mtype in types:
+                run(mats[mtype], op)  # untimed: first-touch, caches
+            samples = {mtype: [] for mtype in types}
+            for rep in range(args.reps):  # the types alternating, A B A B (B A B A on odd levels)
+                order = types if (rep + l) % 2 == 0 else types[::-1]
+                for mtype in order:
+                    samples[mtype].append(timed(lambda: run(mats[mtype], op)))
+            for mtype in types:
+                recs.append(dict(matrix=args.matrix, rows=args.rows, level=l, op=op, type=mtype, layout=args.layout, samples=samples[mtype], median=statistics.median(samples[mtype]),
+                                 result_type=mats[mtype]["C"].getType()))
+        for mtype in types:
+            mats[mtype]["C"].destroy()
             if mtype != "aij":
-                A.destroy()
-                P.destroy()
+                mats[mtype]["A"].destroy()
+                mats[mtype]["P"].destroy()
     if comm.getRank() == 0:
         print("@@PRODUCTS " + json.dumps(recs), flush=True)
 
