@@ -35,7 +35,8 @@
 .  -mat_aijhybrid_node_size <k>           - emulated nodes of k ranks for it, see `MatAIJHybridSetNodeSize()`
 .  -mat_aijhybrid_sor_serial <bool>       - `MatSOR()` runs AIJ's serial sweeps, see `MatAIJHybridSetSORSerial()`
 .  -mat_aijhybrid_factor_solve <auto,threaded,serial> - triangular solves of ILU/ICC factors: measured choice (default), threaded or PETSc's serial ones, see `MatAIJHybridGetFactorInfo()`
-.  -mat_aijhybrid_factor_check <bool>     - (debugging) compare every threaded triangular solve with PETSc's, see `MatAIJHybridGetFactorInfo()`
+.  -mat_aijhybrid_factor_check <bool>     - (debugging) compare every threaded triangular solve and numeric factorization with PETSc's, see `MatAIJHybridGetFactorInfo()`
+.  -mat_aijhybrid_factor_numeric <auto,threaded,serial> - numeric ILU/ICC factorization: measured choice (default), level-scheduled threaded (PETSc's bits) or PETSc's serial one, see `MatAIJHybridGetFactorInfo()`
 -  -mat_aijhybrid_factor_blocks <none,thread> - ILU/ICC factor the whole matrix or the diagonal block of each thread's rows, see `MatAIJHybridSetFactorBlocks()`
 
    Level: beginner
@@ -44,8 +45,8 @@
    `MatSetFromOptions()` reads the options (with the matrix's options prefix) as PETSc's own types do:
    `-help` lists them with their current values, and a misspelt name is reported by `-options_left`
    (by default in debug builds). A bad value makes `MatSetFromOptions()` fail with a message naming
-   the option and the value, before any option is applied. The two factor options are read, and
-   checked the same way, when a factor is made: with the options prefix of the matrix factored, then
+   the option and the value, before any option is applied. The factor options (solve, check, numeric) are read,
+   and checked the same way, when a factor is made: with the options prefix of the matrix factored, then
    without one. The README's options table is generated from `-help`.
 
 .seealso: `MatAIJHybridSetNumThreads()`, `MatAIJHybridSetMode()`
@@ -351,15 +352,16 @@ M*/
 #define MATSOLVERAIJHYBRID "aijhybrid"
 
 /*E
-   MatAIJHybridFactorSolve - how the triangular solves of an ILU/ICC factor of a `MATAIJHYBRID` matrix run with threads
+   MatAIJHybridFactorSolve - how the triangular solves (and the numeric factorization) of an ILU/ICC factor of a `MATAIJHYBRID` matrix run with threads
 
    Values:
-+  `MAT_AIJHYBRID_FACTOR_SOLVE_AUTO`     - the first solves run both ways, timed; the faster is kept (default)
-.  `MAT_AIJHYBRID_FACTOR_SOLVE_THREADED` - always the level-scheduled threaded solves
--  `MAT_AIJHYBRID_FACTOR_SOLVE_SERIAL`   - always PETSc's serial solves
++  `MAT_AIJHYBRID_FACTOR_SOLVE_AUTO`     - measured choice: threaded unless PETSc's serial routine is measured faster beyond the noise (default)
+.  `MAT_AIJHYBRID_FACTOR_SOLVE_THREADED` - always the level-scheduled threaded routine
+-  `MAT_AIJHYBRID_FACTOR_SOLVE_SERIAL`   - always PETSc's serial routine
 
-   Options Database Key:
-.  -mat_aijhybrid_factor_solve <auto,threaded,serial> - read when the factor is made
+   Options Database Keys:
++  -mat_aijhybrid_factor_solve <auto,threaded,serial> - the triangular solves, read when the factor is made
+-  -mat_aijhybrid_factor_numeric <auto,threaded,serial> - the numeric factorization, read at each one
 
    Level: intermediate
 
@@ -395,8 +397,61 @@ typedef enum {
 } MatAIJHybridFactorBlocks;
 PETSC_EXTERN const char *const MatAIJHybridFactorBlocksTypes[];
 
+/*E
+   MatAIJHybridChoiceState - where a measured choice between threaded and serial stands (`MatAIJHybridChoiceInfo`)
+
+   Values:
++  `MAT_AIJHYBRID_CHOICE_MEASURING`   - a trial is under way (the threaded variant in force between its timed uses)
+.  `MAT_AIJHYBRID_CHOICE_THREADED`    - the last trial found the threaded variant faster
+.  `MAT_AIJHYBRID_CHOICE_SERIAL`      - the last trial found PETSc's serial routine faster: it runs from then on
+.  `MAT_AIJHYBRID_CHOICE_CANNOT_TELL` - the last trial could not tell (the difference was within the noise): the threaded variant, the default, stays; a later trial may decide
+.  `MAT_AIJHYBRID_CHOICE_FIXED`       - no measurement: the option (`threaded` or `serial`) decides
+-  `MAT_AIJHYBRID_CHOICE_NONE`        - no choice: only PETSc's serial routine runs (one thread, or a case the package does not thread)
+
+   Level: intermediate
+
+   Note:
+   The rule (a sign test on interleaved pairs of timings with a 5% margin; the probability of choosing
+   a variant that is not faster by the margin is at most 5%) is described in `docs/preconditioners.md`.
+
+.seealso: `MatAIJHybridGetFactorInfo()`, `MatAIJHybridChoiceInfo`
+E*/
+typedef enum {
+  MAT_AIJHYBRID_CHOICE_MEASURING,
+  MAT_AIJHYBRID_CHOICE_THREADED,
+  MAT_AIJHYBRID_CHOICE_SERIAL,
+  MAT_AIJHYBRID_CHOICE_CANNOT_TELL,
+  MAT_AIJHYBRID_CHOICE_FIXED,
+  MAT_AIJHYBRID_CHOICE_NONE
+} MatAIJHybridChoiceState;
+
 /*S
-   MatAIJHybridFactorInfo - how the triangular solves of a factor run (`MatAIJHybridGetFactorInfo()`)
+   MatAIJHybridChoiceInfo - the record of a measured choice between threaded and serial (`MatAIJHybridFactorInfo`)
+
+   Fields:
++  state           - `MatAIJHybridChoiceState`
+.  trials          - trials completed
+.  pairs           - timed pairs counted in all trials (their times: `MatAIJHybridGetFactorChoiceSamples()`)
+.  wins_threaded   - pairs of the last trial in which the threaded variant was faster by more than the margin
+.  wins_serial     - pairs of the last trial in which the serial one was
+.  needed          - the wins the last trial needed to choose
+.  uses            - uses so far (solves, or numeric factorizations)
+.  decided_at      - the use that completed the last trial (-1: none yet)
+.  median_threaded - median seconds of the threaded variant in the last trial's pairs
+-  median_serial   - median seconds of the serial one
+
+   Level: intermediate
+
+.seealso: `MatAIJHybridGetFactorInfo()`, `MatAIJHybridChoiceState`
+S*/
+typedef struct {
+  MatAIJHybridChoiceState state;
+  PetscInt                trials, pairs, wins_threaded, wins_serial, needed, uses, decided_at;
+  PetscLogDouble          median_threaded, median_serial;
+} MatAIJHybridChoiceInfo;
+
+/*S
+   MatAIJHybridFactorInfo - how the numeric factorization and the triangular solves of a factor run (`MatAIJHybridGetFactorInfo()`)
 
    Fields:
 +  threaded      - `PETSC_TRUE` if level-scheduled threaded solves are built for the factor (`PETSC_FALSE`: PETSc's serial solves only)
@@ -407,32 +462,45 @@ PETSC_EXTERN const char *const MatAIJHybridFactorBlocksTypes[];
 .  builds        - level schedules built for this factor
 .  build_time    - seconds of the last build
 .  in_use        - the threaded solves are in force (chosen by `-mat_aijhybrid_factor_solve`, or measured faster)
-.  decided       - `PETSC_FALSE` while the measured choice of `MAT_AIJHYBRID_FACTOR_SOLVE_AUTO` is still being made
-.  time_threaded - median seconds of a threaded `MatSolve()` in that measurement (0 without one)
+.  decided       - `PETSC_FALSE` while a trial of the measured choice of `MAT_AIJHYBRID_FACTOR_SOLVE_AUTO` runs
+.  time_threaded - median seconds of a threaded `MatSolve()` in the last trial (0 without one)
 .  time_serial   - median seconds of PETSc's serial `MatSolve()` in it
+.  solve_choice  - the record of the measured choice of the solves
 .  blocks        - thread blocks of the factor (`MatAIJHybridSetFactorBlocks()`): the factor is that of the
                    block-diagonal part of the matrix with this many blocks, each solved by its thread
                    without waiting for the others; 0: the factor of the whole matrix
--  numeric_threaded - the last numeric factorization ran on the threads (each thread block by its thread)
+.  numeric_threaded       - the last numeric factorization ran on the threads: each thread block by its thread, or (without blocks) level-scheduled with PETSc's bits
+.  numeric_inode          - it reproduces PETSc's inode routine (`MatLUFactorNumeric_SeqAIJ_Inode()`)
+.  numeric_levels         - levels of its schedule (0: none)
+.  numeric_count          - numeric factorizations since the last symbolic one
+.  numeric_threaded_count - how many of them ran threaded
+.  numeric_plans          - plans (schedules) made for the numeric factorization of this factor
+.  numeric_plan_time      - seconds of the last one
+-  numeric_choice         - the record of the measured choice of the numeric factorization (`-mat_aijhybrid_factor_numeric auto`)
 
    Level: intermediate
 
 .seealso: `MatAIJHybridGetFactorInfo()`, `MatAIJHybridFactorSolve`, `MATAIJHYBRID`
 S*/
 typedef struct {
-  PetscBool      threaded;
-  PetscInt       nthreads;
-  PetscInt       levels_lower, levels_upper;
-  PetscBool      inode;
-  PetscInt       builds;
-  PetscLogDouble build_time;
-  PetscBool      in_use, decided;
-  PetscLogDouble time_threaded, time_serial;
-  PetscInt       blocks;
-  PetscBool      numeric_threaded;
+  PetscBool              threaded;
+  PetscInt               nthreads;
+  PetscInt               levels_lower, levels_upper;
+  PetscBool              inode;
+  PetscInt               builds;
+  PetscLogDouble         build_time;
+  PetscBool              in_use, decided;
+  PetscLogDouble         time_threaded, time_serial;
+  MatAIJHybridChoiceInfo solve_choice;
+  PetscInt               blocks;
+  PetscBool              numeric_threaded, numeric_inode;
+  PetscInt               numeric_levels, numeric_count, numeric_threaded_count, numeric_plans;
+  PetscLogDouble         numeric_plan_time;
+  MatAIJHybridChoiceInfo numeric_choice;
 } MatAIJHybridFactorInfo;
 
 PETSC_EXTERN PetscErrorCode MatAIJHybridGetFactorInfo(Mat, MatAIJHybridFactorInfo *);
+PETSC_EXTERN PetscErrorCode MatAIJHybridGetFactorChoiceSamples(Mat, PetscBool, PetscInt *, const PetscLogDouble *[], const PetscLogDouble *[]);
 PETSC_EXTERN PetscErrorCode MatAIJHybridSetCMRCMColors(PetscInt);
 PETSC_EXTERN PetscErrorCode MatAIJHybridGetCMRCMColors(PetscInt *);
 PETSC_EXTERN PetscErrorCode MatAIJHybridSetSORSerial(Mat, PetscBool);

@@ -95,10 +95,10 @@ def test_aijhybrid_blocks_and_factors_are_threaded(ranks, lib_path):
             assert hyb[(rank, case + ".factor.solve")].startswith(PLUGIN), (case, hyb[(rank, case + ".factor.solve")])
             assert plain[(rank, case + ".factor.solve")].startswith("libpetsc"), (case, plain[(rank, case + ".factor.solve")])
         # the matrix's composed functions are taken off every factor (PETSc copies the matrix's list into
-        # it): only the factor's own Get is the plugin's
+        # it): only the factor's own Gets are the plugin's
         for (r, k), v in hyb.items():
             if r == rank and ".factor.composed." in k and v.startswith(PLUGIN):
-                assert k.endswith(".MatAIJHybridGetFactorInfo_C"), (k, v)
+                assert k.endswith((".MatAIJHybridGetFactorInfo_C", ".MatAIJHybridGetFactorChoiceSamples_C")), (k, v)
         # the preconditioner is aij's, bit for bit, also after new values (the factors follow them)
         for (r, k), v in plain.items():
             if r == rank and k.endswith((".pcapply", ".iterations")):

@@ -338,10 +338,18 @@ def get_exchange_stats(A, node_size=None):
 
 def get_factor_info(F):
     """Dict with threaded, nthreads, levels_lower, levels_upper, inode, builds, build_time, in_use,
-    decided, time_threaded, time_serial, blocks, numeric_threaded of a factor matrix
-    (PC.getFactorMatrix() of PCILU/PCICC): how its triangular solves run (MatAIJHybridFactorInfo)."""
+    decided, time_threaded, time_serial, solve_choice, blocks, numeric_threaded, numeric_inode,
+    numeric_levels, numeric_count, numeric_threaded_count, numeric_plans, numeric_plan_time,
+    numeric_choice of a factor matrix (PC.getFactorMatrix() of PCILU/PCICC): how its numeric
+    factorization and triangular solves run (MatAIJHybridFactorInfo); each choice a dict of
+    MatAIJHybridChoiceInfo with its state's name and its samples (MatAIJHybridGetFactorChoiceSamples:
+    (threaded, serial) seconds of each pair)."""
     I = _int_type()
     B = _bool_type()
+    names = ("trials", "pairs", "wins_threaded", "wins_serial", "needed", "uses", "decided_at")
+
+    class Choice(ctypes.Structure):
+        _fields_ = [("state", ctypes.c_int)] + [(k, I) for k in names] + [("median_threaded", ctypes.c_double), ("median_serial", ctypes.c_double)]
 
     class Info(ctypes.Structure):
         _fields_ = [
@@ -356,9 +364,27 @@ def get_factor_info(F):
             ("decided", B),
             ("time_threaded", ctypes.c_double),
             ("time_serial", ctypes.c_double),
+            ("solve_choice", Choice),
             ("blocks", I),
             ("numeric_threaded", B),
+            ("numeric_inode", B),
+            ("numeric_levels", I),
+            ("numeric_count", I),
+            ("numeric_threaded_count", I),
+            ("numeric_plans", I),
+            ("numeric_plan_time", ctypes.c_double),
+            ("numeric_choice", Choice),
         ]
+
+    def choice(c, numeric):
+        d = {k: getattr(c, k) for k in names + ("median_threaded", "median_serial")}
+        d["state"] = ("measuring", "threaded", "serial", "cannot tell", "fixed", "none")[c.state]
+        n = I()
+        a = ctypes.POINTER(ctypes.c_double)()
+        b = ctypes.POINTER(ctypes.c_double)()
+        _call("MatAIJHybridGetFactorChoiceSamples", _mat(F), B(1 if numeric else 0), ctypes.byref(n), ctypes.byref(a), ctypes.byref(b))
+        d["samples"] = [(a[k], b[k]) for k in range(n.value)]  # (threaded, serial) seconds of each pair
+        return d
 
     info = Info()
     _call("MatAIJHybridGetFactorInfo", _mat(F), ctypes.byref(info))
@@ -374,8 +400,16 @@ def get_factor_info(F):
         "decided": bool(info.decided),
         "time_threaded": info.time_threaded,
         "time_serial": info.time_serial,
+        "solve_choice": choice(info.solve_choice, False),
         "blocks": info.blocks,
         "numeric_threaded": bool(info.numeric_threaded),
+        "numeric_inode": bool(info.numeric_inode),
+        "numeric_levels": info.numeric_levels,
+        "numeric_count": info.numeric_count,
+        "numeric_threaded_count": info.numeric_threaded_count,
+        "numeric_plans": info.numeric_plans,
+        "numeric_plan_time": info.numeric_plan_time,
+        "numeric_choice": choice(info.numeric_choice, True),
     }
 
 

@@ -16,7 +16,8 @@ rounds that rotate the variants' order:
   - PCApply: batches of applications between barriers (MPI_Wtime), the median batch per round;
   - the whole solve (x0 = 0, b = matrices.rhs(A), rtol 1e-8): time and iterations;
   - PETSc's event times of each variant's own log stage (max over ranks): PCSetUp,
-    MatLUFactorNum/MatCholFctrNum (one numeric factorization), AIJHybLevels (level schedules),
+    MatLUFactorNum/MatCholFctrNum (one numeric factorization; with aijhybrid it includes
+    AIJHybNumPlan, the threaded factorization's plan, made once per pattern), AIJHybLevels (level schedules),
     MatILUFactorSym/MatICCFactorSym, PCApply, MatSolve, MatSOR, MatMult, KSPSolve;
   - the factor's levels (forward/backward) and whether its solves are threaded.
 Variants (PETSc's defaults where not said): gmres_ilu0 (GMRES + ILU(0), bjacobi blocks on
@@ -72,7 +73,7 @@ BLOCKS = ("gmres_ilu0_blocks", "cg_icc0_blocks")
 PAIRED_SOLVES = ("gmres_ilu0", "cg_ssor")
 # the fixed alternatives of -mat_aijhybrid_factor_solve auto, measured beside it (type "aijhybrid:<value>")
 FIXED_SOLVES = ("threaded", "serial")
-EVENTS = ["PCSetUp", "MatLUFactorNum", "MatCholFctrNum", "MatILUFactorSym", "MatICCFactorSym", "AIJHybLevels",
+EVENTS = ["PCSetUp", "MatLUFactorNum", "MatCholFctrNum", "AIJHybNumPlan", "MatILUFactorSym", "MatICCFactorSym", "AIJHybLevels",
           "AIJHybCMRCM", "PCApply", "MatSolve", "MatSOR", "AIJHybSOR", "MatMult", "KSPSolve"]
 
 

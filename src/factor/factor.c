@@ -13,10 +13,12 @@
      symbolic              PETSc's, then (all) the matrix's composed functions taken off the factor
                            (PETSc copies them into it) and (ILU/ICC) our numeric op; remembers the
                            permutations
-     numeric (ILU/ICC)     PETSc's (so the factor's values are PETSc's), then our solves in place
-                           of the ones PETSc just installed, with the thread count of the matrix
-                           being factored; the level schedules are built once per symbolic
-                           factorization (nonzero pattern) and thread count
+     numeric (ILU/ICC)     level-scheduled on the threads with PETSc's bits, or PETSc's serial
+                           routine (src/factor/numeric.c, -mat_aijhybrid_factor_numeric), then our
+                           solves in place of the ones PETSc's routine installs, with the thread
+                           count of the matrix being factored; the level schedules are built once
+                           per symbolic factorization (nonzero pattern) and thread count (the
+                           forward solve's is the numeric factorization's when that has one)
      MatSolve, MatSolveAdd, MatSolveTranspose, MatSolveTransposeAdd (those PETSc's factor has)
 
    Each solve runs the rows level by level (src/factor/levels.h), each level's rows split over the
@@ -47,14 +49,17 @@
 #include "levels.h"
 #include "blocks.h"
 #include "numericplan.h"
+#include "numeric.h"
 #include "factor.h"
 
 #include "../threads/threads.h"
 
 PetscLogEvent MATAIJHYBRID_Levels;
 
-/* the trial of -mat_aijhybrid_factor_solve auto: one warm-up pair, then this many solves each way */
-#define AIJHYBRID_FACTOR_TRIALS 5
+/* the measured choice of -mat_aijhybrid_factor_solve auto (src/tune/choice.h): threaded (A, the
+   default) or PETSc's serial solves (B); MatSolve()s in pairs, one warm-up pair, trials of 10 pairs
+   (9 wins beyond a 5% margin needed), up to 3 trials 100 solves apart, 5% false-choice probability */
+static const AIJHybridChoiceRule SolveRule = {10, 3, 1, 100, 0.05, 0.05};
 
 typedef PetscErrorCode (*AIJHybridSolveFn)(Mat, Vec, Vec);
 typedef PetscErrorCode (*AIJHybridSolveAddFn)(Mat, Vec, Vec, Vec);
@@ -67,6 +72,7 @@ typedef struct {
   PetscErrorCode (*ilusymbolic)(Mat, Mat, IS, IS, const MatFactorInfo *); /* ILU or LU */
   PetscErrorCode (*iccsymbolic)(Mat, Mat, IS, const MatFactorInfo *);     /* ICC or Cholesky */
   PetscErrorCode (*numeric)(Mat, Mat, const MatFactorInfo *);
+  AIJHybridNumeric    num; /* the level-scheduled numeric factorization of the whole matrix (src/factor/numeric.h) */
   AIJHybridSolveFn    solve, solvetranspose;
   AIJHybridSolveAddFn solveadd, solvetransposeadd;
 
@@ -87,7 +93,7 @@ typedef struct {
   const char      *blocks_off;       /* why thread blocks were asked for and not made (NULL: not asked, or made) */
   const char      *kernel_off;       /* why the blocks' numeric factorization is PETSc's, on one thread (NULL: the threads' kernels) */
   PetscBool        own_solves;       /* the package's kernels made the factor: PETSc's solves were never installed, ours are the only ones */
-  PetscBool        numeric_threaded; /* the last numeric factorization ran on the threads */
+  PetscBool        numeric_threaded; /* the last numeric factorization ran on the threads (thread blocks; else see num) */
   /* the plan of the threads' numeric factorization (src/factor/numericplan.h), for symbolic factorization plan_pattern:
      ILU of a matrix with inodes: nf nodes nstart, factor row i loading matrix row narow[i], block b
      the nodes bnode[b] .. bnode[b+1]-1; ICC: the contributors of each row (cptr, crow, cpos) */
@@ -112,14 +118,11 @@ typedef struct {
   PetscInt        builds;
   PetscBool       check; /* -mat_aijhybrid_factor_check: compare every solve with PETSc's */
 
-  /* -mat_aijhybrid_factor_solve: auto measures the first MatSolve()s both ways and keeps the faster
-     (both give the same bits); threaded / serial force one */
+  /* -mat_aijhybrid_factor_solve: auto measures MatSolve()s both ways and keeps PETSc's only when
+     measured faster (both give the same bits); threaded / serial force one */
   MatAIJHybridFactorSolve mode;
-  PetscBool               decided, use_threads; /* decided: the choice is made; use_threads: threaded solves in force */
-  PetscInt                trials;               /* MatSolve()s of the trial so far */
-  PetscInt                trial_builds;         /* the schedules (builds) the choice is for */
-  PetscLogDouble          t_threaded[AIJHYBRID_FACTOR_TRIALS], t_serial[AIJHYBRID_FACTOR_TRIALS];
-  PetscLogDouble          med_threaded, med_serial; /* medians of the trial (0 before) */
+  PetscInt                trial_builds; /* the schedules (builds) the choice is for */
+  AIJHybridChoice         choice;       /* A: threaded, B: PETSc's serial solves (src/tune/choice.h) */
 } Mat_AIJHybridFactor;
 
 const char *const MatAIJHybridFactorSolves[] = {"auto", "threaded", "serial", "MatAIJHybridFactorSolve", "MAT_AIJHYBRID_FACTOR_SOLVE_", NULL};
@@ -205,12 +208,35 @@ static PetscErrorCode MatDestroy_AIJHybridFactor(Mat F)
   PetscCall(FactorResetSchedules(ctx));
   PetscCall(FactorResetPermutations(ctx));
   PetscCall(FactorResetBlocks(ctx));
+  PetscCall(AIJHybridNumericDestroy(&ctx->num));
   PetscCall(PetscFree(ctx));
   F->spptr        = NULL;
   F->ops->destroy = destroy;
   PetscCall(PetscObjectComposeFunction((PetscObject)F, "MatAIJHybridGetFactorInfo_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)F, "MatAIJHybridGetFactorChoiceSamples_C", NULL));
   PetscCall((*destroy)(F));
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the threaded solves are in force (not PETSc's chosen or forced) */
+static PetscBool SolveThreaded(const Mat_AIJHybridFactor *ctx)
+{
+  return (PetscBool)(ctx->choice.in_force == 0);
+}
+
+/* the public record of a measured choice (NULL: none made, PETSc's serial routine only) */
+static void ChoiceInfo(const AIJHybridChoice *c, MatAIJHybridChoiceInfo *ci)
+{
+  ci->state           = !c ? MAT_AIJHYBRID_CHOICE_NONE : (MatAIJHybridChoiceState)c->state;
+  ci->trials          = c ? c->trial : 0;
+  ci->pairs           = c ? c->npairs : 0;
+  ci->wins_threaded   = c ? c->wins_a : 0;
+  ci->wins_serial     = c ? c->wins_b : 0;
+  ci->needed          = c ? c->needed : 0;
+  ci->uses            = c ? c->uses : 0;
+  ci->decided_at      = c ? c->decided_at : -1;
+  ci->median_threaded = c ? c->median_a : 0;
+  ci->median_serial   = c ? c->median_b : 0;
 }
 
 /* the implementation composed on the factors this package makes (FactorCreate()) */
@@ -220,20 +246,58 @@ static PetscErrorCode MatAIJHybridGetFactorInfo_Factor(Mat F, MatAIJHybridFactor
 
   PetscFunctionBegin;
   if (F->ops->destroy != MatDestroy_AIJHybridFactor) PetscFunctionReturn(PETSC_SUCCESS); /* PETSc replaced the factor's data */
-  ctx                    = (Mat_AIJHybridFactor *)F->spptr;
-  info->threaded         = ctx->threaded;
-  info->in_use           = (PetscBool)(ctx->threaded && ctx->decided && ctx->use_threads);
-  info->decided          = (PetscBool)(!ctx->threaded || ctx->decided);
-  info->time_threaded    = ctx->med_threaded;
-  info->time_serial      = ctx->med_serial;
-  info->nthreads         = ctx->threaded ? ctx->built_T : 1;
-  info->levels_lower     = ctx->threaded ? ctx->lower.nlevels : 0;
-  info->levels_upper     = ctx->threaded ? ctx->upper.nlevels : 0;
-  info->inode            = ctx->inode;
-  info->builds           = ctx->builds;
-  info->build_time       = ctx->build_time;
-  info->blocks           = ctx->nblocks;
-  info->numeric_threaded = ctx->numeric_threaded;
+  ctx                 = (Mat_AIJHybridFactor *)F->spptr;
+  info->threaded      = ctx->threaded;
+  info->in_use        = (PetscBool)(ctx->threaded && SolveThreaded(ctx));
+  info->decided       = (PetscBool)(!ctx->threaded || ctx->choice.state != AIJHYBRID_CHOICE_MEASURING);
+  info->time_threaded = ctx->threaded ? ctx->choice.median_a : 0;
+  info->time_serial   = ctx->threaded ? ctx->choice.median_b : 0;
+  ChoiceInfo(ctx->threaded ? &ctx->choice : NULL, &info->solve_choice);
+  info->nthreads     = ctx->threaded ? ctx->built_T : 1;
+  info->levels_lower = ctx->threaded ? ctx->lower.nlevels : 0;
+  info->levels_upper = ctx->threaded ? ctx->upper.nlevels : 0;
+  info->inode        = ctx->inode;
+  info->builds       = ctx->builds;
+  info->build_time   = ctx->build_time;
+  info->blocks       = ctx->nblocks;
+  if (ctx->nblocks) { /* each block by its thread, no measured choice */
+    info->numeric_threaded = ctx->numeric_threaded;
+    ChoiceInfo(NULL, &info->numeric_choice);
+  } else {
+    AIJHybridNumericInfo ni;
+
+    PetscCall(AIJHybridNumericGetInfo(ctx->num, &ni));
+    info->numeric_threaded       = ni.threaded;
+    info->numeric_inode          = ni.inode;
+    info->numeric_levels         = ni.nlevels;
+    info->numeric_count          = ni.calls;
+    info->numeric_threaded_count = ni.threaded_calls;
+    info->numeric_plans          = ni.plans;
+    info->numeric_plan_time      = ni.plan_time;
+    ChoiceInfo(ni.reason ? NULL : ni.choice, &info->numeric_choice);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the implementation of MatAIJHybridGetFactorChoiceSamples() composed on the factors this package wraps */
+static PetscErrorCode MatAIJHybridGetFactorChoiceSamples_Factor(Mat F, PetscBool numeric, PetscInt *n, const PetscLogDouble *threaded[], const PetscLogDouble *serial[])
+{
+  Mat_AIJHybridFactor   *ctx;
+  const AIJHybridChoice *c = NULL;
+
+  PetscFunctionBegin;
+  if (F->ops->destroy != MatDestroy_AIJHybridFactor) PetscFunctionReturn(PETSC_SUCCESS);
+  ctx = (Mat_AIJHybridFactor *)F->spptr;
+  if (numeric) {
+    AIJHybridNumericInfo ni;
+
+    PetscCall(AIJHybridNumericGetInfo(ctx->num, &ni));
+    if (!ni.reason && !ctx->nblocks) c = ni.choice;
+  } else if (ctx->threaded) c = &ctx->choice;
+  if (!c) PetscFunctionReturn(PETSC_SUCCESS);
+  *n        = c->npairs;
+  *threaded = c->a;
+  *serial   = c->b;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -434,6 +498,19 @@ static PetscErrorCode FactorSchedule(Mat_AIJHybridFactor *ctx, PetscInt n, const
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the forward solve's schedule: the numeric factorization's when it has one over the rows for T
+   threads (the same dependencies: L's rows, U's columns), else made by FactorSchedule() */
+static PetscErrorCode FactorLowerSchedule(Mat_AIJHybridFactor *ctx, PetscInt n, const PetscInt start[], const PetscInt end[], const PetscInt ind[], PetscInt T, AIJHybridLevels *lv)
+{
+  const AIJHybridLevels *nlv = NULL;
+
+  PetscFunctionBegin;
+  if (!ctx->nblocks) PetscCall(AIJHybridNumericGetRowLevels(ctx->num, T, &nlv));
+  if (nlv && nlv->n == n) PetscCall(AIJHybridLevelsCopy(nlv, lv));
+  else PetscCall(FactorSchedule(ctx, n, start, end, ind, PETSC_TRUE, T, lv));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* (re)build what the solves need for the current pattern and T threads; sets ctx->reason when
    the solves must stay PETSc's */
 static PetscErrorCode FactorBuild(Mat F, Mat_AIJHybridFactor *ctx, PetscInt T)
@@ -491,7 +568,7 @@ static PetscErrorCode FactorBuild(Mat F, Mat_AIJHybridFactor *ctx, PetscInt T)
 
       PetscCall(PetscMalloc1(n, &start));
       for (PetscInt i = 0; i < n; i++) start[i] = bdiag[i + 1] + 1;
-      PetscCall(FactorSchedule(ctx, n, fi, fi + 1, fj, PETSC_TRUE, T, &ctx->lower));
+      PetscCall(FactorLowerSchedule(ctx, n, fi, fi + 1, fj, T, &ctx->lower));
       PetscCall(FactorSchedule(ctx, n, start, bdiag, fj, PETSC_FALSE, T, &ctx->upper));
       PetscCall(PetscFree(start));
     }
@@ -514,7 +591,7 @@ static PetscErrorCode FactorBuild(Mat F, Mat_AIJHybridFactor *ctx, PetscInt T)
       PetscCall(PetscMalloc1(n, &end));
       for (PetscInt i = 0; i < n; i++) end[i] = fi[i + 1] - 1;
       PetscCall(AIJHybridCSCBuild(n, fi, end, fj, PETSC_TRUE, &ctx->cscU));
-      PetscCall(FactorSchedule(ctx, n, ctx->cscU.ptr, ctx->cscU.ptr + 1, ctx->cscU.row, PETSC_TRUE, T, &ctx->lower));
+      PetscCall(FactorLowerSchedule(ctx, n, ctx->cscU.ptr, ctx->cscU.ptr + 1, ctx->cscU.row, T, &ctx->lower));
       PetscCall(FactorSchedule(ctx, n, fi, end, fj, PETSC_FALSE, T, &ctx->upper));
       PetscCall(PetscFree(end));
     }
@@ -624,62 +701,43 @@ static PetscErrorCode FactorSolveRun(Mat F, SolveKind kind, Vec bb, Vec yy, Vec 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscLogDouble Median(PetscLogDouble *t, PetscInt n)
-{
-  for (PetscInt i = 1; i < n; i++) /* insertion sort of a handful */
-    for (PetscInt j = i; j > 0 && t[j - 1] > t[j]; j--) {
-      PetscLogDouble s = t[j];
-      t[j]             = t[j - 1];
-      t[j - 1]         = s;
-    }
-  return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-}
-
-static void FactorInstall(Mat F, Mat_AIJHybridFactor *ctx, PetscBool threads);
+static void FactorInstall(Mat F, Mat_AIJHybridFactor *ctx);
 
 /*
-  -mat_aijhybrid_factor_solve auto: the first MatSolve()s alternate PETSc's serial solve and the
-  threaded one (a warm-up pair, then AIJHYBRID_FACTOR_TRIALS each), timed on this rank; then the
-  faster by median stays for every solve of the factor (MatSolve and friends) until its pattern or
-  thread count changes. Both give the same bits, so the choice changes times only, and ranks choose
-  independently. A level-scheduled solve waits at every level: on matrices whose levels are narrow,
-  or threads that get descheduled, PETSc's serial loop is faster, and then it is the one kept.
+  MatSolve with -mat_aijhybrid_factor_solve auto: the measured choice (src/tune/choice.h) asks each
+  solve which to run and whether to time it; the trial's solves alternate PETSc's serial solve and
+  the threaded one in pairs, timed on this rank. When a trial chooses PETSc's solves they are
+  installed for every solve of the factor (MatSolve and friends) until its pattern, thread count or
+  mode changes; otherwise the threaded ones stay (a "cannot tell" may be tried again later). Both
+  give the same bits, so the choice changes times only, and ranks choose independently. A
+  level-scheduled solve waits at every level: on matrices whose levels are narrow, or threads that
+  get descheduled, PETSc's serial loop can be faster.
 */
-static PetscErrorCode FactorTrialSolve(Mat F, Mat_AIJHybridFactor *ctx, SolveKind kind, Vec b, Vec x)
-{
-  const PetscInt  k = ctx->trials++, round = k / 2 - 1;                 /* round -1: the warm-up pair */
-  const PetscBool threaded = (PetscBool)(k % 2 == (round % 2 ? 1 : 0)); /* alternate which goes first */
-  PetscLogDouble  t0, t1;
-
-  PetscFunctionBegin;
-  PetscCall(PetscTime(&t0));
-  if (threaded) PetscCall(FactorSolveRun(F, kind, b, NULL, x));
-  else PetscCall((*ctx->solve)(F, b, x));
-  PetscCall(PetscTime(&t1));
-  if (round >= 0) {
-    if (threaded) ctx->t_threaded[round] = t1 - t0;
-    else ctx->t_serial[round] = t1 - t0;
-  }
-  if (round == AIJHYBRID_FACTOR_TRIALS - 1 && k % 2 == 1) {
-    ctx->med_threaded = Median(ctx->t_threaded, AIJHYBRID_FACTOR_TRIALS);
-    ctx->med_serial   = Median(ctx->t_serial, AIJHYBRID_FACTOR_TRIALS);
-    ctx->decided      = PETSC_TRUE;
-    FactorInstall(F, ctx, (PetscBool)(ctx->med_threaded < ctx->med_serial));
-    PetscCall(PetscInfo(F, "aijhybrid: MatSolve median %g s threaded (%" PetscInt_FMT " threads, %" PetscInt_FMT "/%" PetscInt_FMT " levels) against %g s serial: %s solves kept\n", ctx->med_threaded, ctx->built_T, ctx->lower.nlevels,
-                        ctx->upper.nlevels, ctx->med_serial, ctx->use_threads ? "threaded" : "serial"));
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode MatSolve_AIJHybridFactor(Mat F, Vec b, Vec x)
 {
   Mat_AIJHybridFactor *ctx  = (Mat_AIJHybridFactor *)F->spptr;
   SolveKind            kind = ctx->ftype == MAT_FACTOR_ILU ? SOLVE_ILU : SOLVE_ICC;
+  PetscBool            timed;
+  const PetscInt       which = AIJHybridChoiceNext(&ctx->choice, &timed);
+  PetscLogDouble       t0 = 0, t1 = 0;
 
   PetscFunctionBegin;
-  if (!ctx->decided) PetscCall(FactorTrialSolve(F, ctx, kind, b, x));
-  else PetscCall(FactorSolveRun(F, kind, b, NULL, x));
-  if (ctx->check && ctx->solve) PetscCall(FactorCheck(F, ctx, "MatSolve", ctx->solve, NULL, b, NULL, x));
+  if (timed) PetscCall(PetscTime(&t0));
+  if (which == 0 || !ctx->solve) PetscCall(FactorSolveRun(F, kind, b, NULL, x));
+  else PetscCall((*ctx->solve)(F, b, x));
+  if (timed) {
+    PetscCall(PetscTime(&t1));
+    AIJHybridChoiceAdd(&ctx->choice, which, t1 - t0);
+    if (ctx->choice.decided_at == ctx->choice.uses) { /* this solve completed a trial */
+      PetscCall(PetscInfo(F,
+                          "aijhybrid: MatSolve, trial %" PetscInt_FMT " of the measured choice (%" PetscInt_FMT " threads, %" PetscInt_FMT "/%" PetscInt_FMT " levels): threaded faster in %" PetscInt_FMT " pairs, serial in %" PetscInt_FMT
+                          " (%" PetscInt_FMT " needed; medians %g s and %g s): %s\n",
+                          ctx->choice.trial, ctx->built_T, ctx->lower.nlevels, ctx->upper.nlevels, ctx->choice.wins_a, ctx->choice.wins_b, ctx->choice.needed, ctx->choice.median_a, ctx->choice.median_b,
+                          ctx->choice.state == AIJHYBRID_CHOICE_A ? "threaded solves" : (ctx->choice.state == AIJHYBRID_CHOICE_B ? "PETSc's serial solves" : "cannot tell, threaded solves kept")));
+      FactorInstall(F, ctx);
+    }
+  }
+  if (ctx->check && which == 0 && ctx->solve) PetscCall(FactorCheck(F, ctx, "MatSolve", ctx->solve, NULL, b, NULL, x));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -723,9 +781,9 @@ static PetscErrorCode MatSolveTransposeAdd_AIJHybridFactor(Mat F, Vec b, Vec y, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* threads: the threaded solves in force (MatSolve and friends); otherwise PETSc's, except that
-   MatSolve stays ours while the trial of the auto choice runs */
-static void FactorInstall(Mat F, Mat_AIJHybridFactor *ctx, PetscBool threads)
+/* the solves in force: PETSc's where the choice (or the option) says serial, else ours (MatSolve
+   through MatSolve_AIJHybridFactor(), which also runs the trials of the measured choice) */
+static void FactorInstall(Mat F, Mat_AIJHybridFactor *ctx)
 {
   const PetscBool own = ctx->own_solves; /* no PETSc solves: ours, all of them (those PETSc's numeric factorization installs) */
 
@@ -733,9 +791,8 @@ static void FactorInstall(Mat F, Mat_AIJHybridFactor *ctx, PetscBool threads)
   F->ops->solveadd          = ctx->solveadd;
   F->ops->solvetranspose    = ctx->solvetranspose;
   F->ops->solvetransposeadd = ctx->solvetransposeadd;
-  ctx->use_threads          = threads;
-  if ((ctx->solve || own) && (threads || !ctx->decided)) F->ops->solve = MatSolve_AIJHybridFactor;
-  if (!threads) return;
+  if (!ctx->threaded || !SolveThreaded(ctx)) return;
+  if (ctx->solve || own) F->ops->solve = MatSolve_AIJHybridFactor;
   if (ctx->solvetranspose || own) F->ops->solvetranspose = MatSolveTranspose_AIJHybridFactor;
   if (ctx->ftype == MAT_FACTOR_ILU) {
     if (ctx->solveadd || own) F->ops->solveadd = MatSolveAdd_AIJHybridFactor;
@@ -747,9 +804,8 @@ static void FactorInstall(Mat F, Mat_AIJHybridFactor *ctx, PetscBool threads)
 static void FactorSolvesOff(Mat F, Mat_AIJHybridFactor *ctx)
 {
   if (!ctx->threaded) return;
-  ctx->decided = PETSC_TRUE;
-  FactorInstall(F, ctx, PETSC_FALSE);
   ctx->threaded = PETSC_FALSE;
+  FactorInstall(F, ctx);
 }
 
 /* the thread count of the matrix factored (seqaijhybrid: the only type the factorizations are
@@ -779,7 +835,7 @@ static PetscErrorCode FactorAfterNumeric(Mat F, Mat A, PetscBool petsc)
 {
   Mat_AIJHybridFactor    *ctx = (Mat_AIJHybridFactor *)F->spptr;
   PetscInt                T;
-  MatAIJHybridFactorSolve mode    = MAT_AIJHYBRID_FACTOR_SOLVE_AUTO;
+  MatAIJHybridFactorSolve mode = MAT_AIJHYBRID_FACTOR_SOLVE_AUTO, nmode = MAT_AIJHYBRID_FACTOR_SOLVE_AUTO;
   PetscBool               rebuilt = PETSC_FALSE;
 
   PetscFunctionBegin;
@@ -789,10 +845,9 @@ static PetscErrorCode FactorAfterNumeric(Mat F, Mat A, PetscBool petsc)
     ctx->solvetranspose    = F->ops->solvetranspose;
     ctx->solvetransposeadd = F->ops->solvetransposeadd;
   }
-  ctx->own_solves  = (PetscBool)!ctx->solve;
-  ctx->threaded    = PETSC_FALSE;
-  ctx->use_threads = PETSC_FALSE;
-  PetscCall(MatAIJHybridFactorOptions(A, &mode, &ctx->check)); /* checked even where unused */
+  ctx->own_solves = (PetscBool)!ctx->solve;
+  ctx->threaded   = PETSC_FALSE;
+  PetscCall(MatAIJHybridFactorOptions(A, &mode, &ctx->check, &nmode)); /* checked even where unused */
   PetscCall(FactorThreads(A, &T));
   if (ctx->nblocks) T = ctx->nblocks; /* one thread per block, as many as at the symbolic factorization */
   ctx->nthreads = T;
@@ -802,15 +857,14 @@ static PetscErrorCode FactorAfterNumeric(Mat F, Mat A, PetscBool petsc)
   if (ctx->reason) PetscFunctionReturn(PETSC_SUCCESS);
   ctx->threaded = PETSC_TRUE;
   if (ctx->own_solves) mode = MAT_AIJHYBRID_FACTOR_SOLVE_THREADED; /* no serial solves to choose */
-  if (rebuilt || mode != ctx->mode) {                              /* a new trial: new schedules, thread count or mode */
+  if (rebuilt || mode != ctx->mode) {                              /* a new choice: new schedules, thread count or mode */
     ctx->trial_builds = ctx->builds;
     ctx->mode         = mode;
-    ctx->trials       = 0;
-    ctx->med_threaded = ctx->med_serial = 0;
-    ctx->decided                        = (PetscBool)(ctx->mode != MAT_AIJHYBRID_FACTOR_SOLVE_AUTO);
-    ctx->use_threads                    = (PetscBool)(ctx->mode != MAT_AIJHYBRID_FACTOR_SOLVE_SERIAL);
-  } else ctx->use_threads = ctx->decided ? (PetscBool)(ctx->mode == MAT_AIJHYBRID_FACTOR_SOLVE_THREADED || ctx->med_threaded < ctx->med_serial) : PETSC_FALSE;
-  FactorInstall(F, ctx, (PetscBool)(ctx->decided && ctx->use_threads));
+    AIJHybridChoiceInit(&ctx->choice, &SolveRule);
+    if (mode == MAT_AIJHYBRID_FACTOR_SOLVE_THREADED) AIJHybridChoiceFix(&ctx->choice, 0);
+    else if (mode == MAT_AIJHYBRID_FACTOR_SOLVE_SERIAL) AIJHybridChoiceFix(&ctx->choice, 1);
+  }
+  FactorInstall(F, ctx);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1109,17 +1163,17 @@ static PetscErrorCode FactorBlocksCheck(Mat F, Mat_AIJHybridFactor *ctx, const M
 
 static PetscErrorCode MatLUFactorNumeric_AIJHybridFactor(Mat F, Mat A, const MatFactorInfo *info)
 {
-  Mat_AIJHybridFactor *ctx   = (Mat_AIJHybridFactor *)F->spptr;
-  PetscBool            petsc = PETSC_TRUE, check = PETSC_FALSE;
+  Mat_AIJHybridFactor    *ctx   = (Mat_AIJHybridFactor *)F->spptr;
+  PetscBool               petsc = PETSC_TRUE, check = PETSC_FALSE;
+  MatAIJHybridFactorSolve mode = MAT_AIJHYBRID_FACTOR_SOLVE_AUTO, nmode = MAT_AIJHYBRID_FACTOR_SOLVE_AUTO;
 
   PetscFunctionBegin;
+  PetscCall(MatAIJHybridFactorOptions(A, &mode, &check, &nmode));
   if (ctx->nblocks) { /* the factor of B */
-    MatAIJHybridFactorSolve mode = MAT_AIJHYBRID_FACTOR_SOLVE_AUTO;
-    PetscBool               done, shifted;
+    PetscBool done, shifted;
 
     PetscCall(FactorBlocksValues(ctx, A));
     PetscCall(FactorBlocksNumeric(F, ctx, A, info, &done, &shifted));
-    PetscCall(MatAIJHybridFactorOptions(A, &mode, &check));
     if (check && shifted)
       PetscCall(PetscInfo(A, "aijhybrid: -mat_aijhybrid_factor_check: a thread block needed a shifted pass: the numeric factorization is not compared with PETSc's of the whole block-diagonal matrix, which shifts all blocks alike\n"));
     check = (PetscBool)(check && !shifted);
@@ -1127,8 +1181,11 @@ static PetscErrorCode MatLUFactorNumeric_AIJHybridFactor(Mat F, Mat A, const Mat
     else if (!done) PetscCall((*ctx->numeric)(F, ctx->B, info));
     petsc                 = (PetscBool)(!done || check);
     ctx->numeric_threaded = done;
-  } else {
-    PetscCall((*ctx->numeric)(F, A, info));
+  } else { /* the whole matrix: level-scheduled on the threads with PETSc's bits, or PETSc's routine (src/factor/numeric.c); either leaves PETSc's solves */
+    PetscInt T;
+
+    PetscCall(FactorThreads(A, &T));
+    PetscCall(AIJHybridNumericFactor(ctx->num, F, A, info, T, nmode, check));
     ctx->numeric_threaded = PETSC_FALSE;
   }
   PetscCall(FactorAfterNumeric(F, A, petsc));
@@ -1149,6 +1206,7 @@ static PetscErrorCode MatILUFactorSymbolic_AIJHybridFactor(Mat F, Mat A, IS row,
   PetscCall(MatAIJHybridForgetComposed(F)); /* copied from A with its function list */
   ctx->numeric            = F->ops->lufactornumeric;
   F->ops->lufactornumeric = MatLUFactorNumeric_AIJHybridFactor;
+  PetscCall(AIJHybridNumericSymbolic(ctx->num, F, Af, brow, bcol, ctx->numeric));
   PetscCall(FactorSetPermutations(ctx, brow, bcol));
   if (ctx->nblocks) {
     PetscCall(ISDestroy(&brow));
@@ -1172,6 +1230,7 @@ static PetscErrorCode MatICCFactorSymbolic_AIJHybridFactor(Mat F, Mat A, IS perm
   PetscCall(MatAIJHybridForgetComposed(F));
   ctx->numeric                  = F->ops->choleskyfactornumeric;
   F->ops->choleskyfactornumeric = MatLUFactorNumeric_AIJHybridFactor;
+  PetscCall(AIJHybridNumericSymbolic(ctx->num, F, Af, bperm, bperm, ctx->numeric));
   PetscCall(FactorSetPermutations(ctx, bperm, bperm));
   if (ctx->nblocks) PetscCall(ISDestroy(&bperm));
   ctx->pattern++;
@@ -1218,6 +1277,7 @@ static PetscErrorCode FactorCreate(Mat A, MatFactorType ftype, Mat *F)
   if (!*F) PetscFunctionReturn(PETSC_SUCCESS); /* PETSc >= 3.19 declines Hermitian ICC this way */
   PetscCheck(!(*F)->spptr, PETSC_COMM_SELF, PETSC_ERR_PLIB, "aijhybrid: PETSc's factor already has a private pointer");
   PetscCall(PetscNew(&ctx));
+  PetscCall(AIJHybridNumericCreate(ftype, &ctx->num));
   ctx->ftype         = ftype;
   ctx->built_pattern = -1;
   ctx->plan_pattern  = -1;
@@ -1225,6 +1285,7 @@ static PetscErrorCode FactorCreate(Mat A, MatFactorType ftype, Mat *F)
   (*F)->spptr        = ctx;
   (*F)->ops->destroy = MatDestroy_AIJHybridFactor;
   PetscCall(PetscObjectComposeFunction((PetscObject)*F, "MatAIJHybridGetFactorInfo_C", MatAIJHybridGetFactorInfo_Factor));
+  PetscCall(PetscObjectComposeFunction((PetscObject)*F, "MatAIJHybridGetFactorChoiceSamples_C", MatAIJHybridGetFactorChoiceSamples_Factor));
   switch (ftype) {
   case MAT_FACTOR_ILU:
     ctx->ilusymbolic             = (*F)->ops->ilufactorsymbolic;
@@ -1267,7 +1328,7 @@ static PetscErrorCode MatGetFactor_SeqAIJHybrid_AIJHybrid(Mat A, MatFactorType f
 }
 
 /*@
-  MatAIJHybridGetFactorInfo - How the triangular solves of a factor run
+  MatAIJHybridGetFactorInfo - How the numeric factorization and the triangular solves of a factor run
 
   Not Collective
 
@@ -1282,9 +1343,10 @@ static PetscErrorCode MatGetFactor_SeqAIJHybrid_AIJHybrid(Mat A, MatFactorType f
 
   Options Database Keys:
 + -mat_aijhybrid_factor_solve <auto,threaded,serial> - which solves run (see `MATAIJHYBRID`)
-- -mat_aijhybrid_factor_check - (debugging) compare every threaded solve with PETSc's (see `MATAIJHYBRID`)
+. -mat_aijhybrid_factor_numeric <auto,threaded,serial> - which numeric factorization runs (see `MATAIJHYBRID`)
+- -mat_aijhybrid_factor_check - (debugging) compare every threaded solve and numeric factorization with PETSc's (see `MATAIJHYBRID`)
 
-  Both are read when the factor is made, with the options prefix of the matrix factored, then
+  They are read when the factor is made, with the options prefix of the matrix factored, then
   without one (the diagonal block `PCBJACOBI` factors has the prefix of its sub-`KSP`, `sub_`).
 
   Level: intermediate
@@ -1301,7 +1363,42 @@ PetscErrorCode MatAIJHybridGetFactorInfo(Mat F, MatAIJHybridFactorInfo *info)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(F, MAT_CLASSID, 1);
   PetscCall(PetscMemzero(info, sizeof(*info))); /* any other factor: PETSc's solves */
+  info->solve_choice.state = info->numeric_choice.state = MAT_AIJHYBRID_CHOICE_NONE;
+  info->solve_choice.decided_at = info->numeric_choice.decided_at = -1;
   PetscTryMethod(F, "MatAIJHybridGetFactorInfo_C", (Mat, MatAIJHybridFactorInfo *), (F, info));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  MatAIJHybridGetFactorChoiceSamples - The timings a measured choice of a factor was made from
+
+  Not Collective
+
+  Input Parameters:
++ F       - a factor matrix (see `MatAIJHybridGetFactorInfo()`)
+- numeric - `PETSC_TRUE`: the choice of the numeric factorization (`-mat_aijhybrid_factor_numeric`); `PETSC_FALSE`: of the triangular solves (`-mat_aijhybrid_factor_solve`)
+
+  Output Parameters:
++ n        - the timed pairs counted so far, in all trials (0: no measured choice)
+. threaded - seconds of the threaded variant in each pair (owned by the factor; valid until its next symbolic factorization)
+- serial   - seconds of PETSc's serial routine in each pair
+
+  Level: intermediate
+
+  Note:
+  A pair of the solves is two `MatSolve()`s; a pair of the numeric factorization is one slice of the
+  levels run threaded in one factorization and serially in another (see `docs/preconditioners.md`).
+  The trials, wins and decision are in `MatAIJHybridFactorInfo`.
+
+.seealso: `MatAIJHybridGetFactorInfo()`, `MatAIJHybridChoiceInfo`
+@*/
+PetscErrorCode MatAIJHybridGetFactorChoiceSamples(Mat F, PetscBool numeric, PetscInt *n, const PetscLogDouble *threaded[], const PetscLogDouble *serial[])
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(F, MAT_CLASSID, 1);
+  *n        = 0;
+  *threaded = *serial = NULL;
+  PetscTryMethod(F, "MatAIJHybridGetFactorChoiceSamples_C", (Mat, PetscBool, PetscInt *, const PetscLogDouble *[], const PetscLogDouble *[]), (F, numeric, n, threaded, serial));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

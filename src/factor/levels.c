@@ -275,3 +275,19 @@ PetscErrorCode AIJHybridCSCDestroy(AIJHybridCSC *csc)
   PetscCall(PetscMemzero(csc, sizeof(*csc)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* AIJHybridLevelsCopy - a copy of a schedule (free with AIJHybridLevelsDestroy()) */
+PetscErrorCode AIJHybridLevelsCopy(const AIJHybridLevels *src, AIJHybridLevels *dst)
+{
+  const PetscInt T = src->nthreads, nl = src->nlevels;
+
+  PetscFunctionBegin;
+  *dst = *src;
+  PetscCall(PetscMalloc3(src->n, &dst->order, nl + 1, &dst->lptr, nl * (T + 1), &dst->tb));
+  PetscCall(PetscMalloc1(nl * T * T, &dst->need));
+  PetscCall(PetscArraycpy(dst->order, src->order, src->n));
+  PetscCall(PetscArraycpy(dst->lptr, src->lptr, nl + 1));
+  PetscCall(PetscArraycpy(dst->tb, src->tb, nl * (T + 1)));
+  PetscCall(PetscArraycpy(dst->need, src->need, nl * T * T));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

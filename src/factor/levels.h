@@ -87,6 +87,7 @@ static inline void AIJHybridLevelsDone(PetscInt l, PetscInt t, PetscInt *progres
 PETSC_INTERN PetscErrorCode AIJHybridLevelsBuild(PetscInt, const PetscInt[], const PetscInt[], const PetscInt[], PetscBool, PetscInt, PetscInt, AIJHybridLevels *);
 PETSC_INTERN PetscErrorCode AIJHybridLevelsBlocks(PetscInt, const PetscInt[], const PetscInt[], const PetscInt[], PetscBool, PetscInt, const PetscInt[], AIJHybridLevels *);
 PETSC_INTERN PetscErrorCode AIJHybridLevelsDestroy(AIJHybridLevels *);
+PETSC_INTERN PetscErrorCode AIJHybridLevelsCopy(const AIJHybridLevels *, AIJHybridLevels *);
 PETSC_INTERN PetscErrorCode AIJHybridLevelsValid(const AIJHybridLevels *, const PetscInt[], const PetscInt[], const PetscInt[], PetscBool, PetscBool, PetscBool *);
 
 /*

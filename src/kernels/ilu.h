@@ -136,6 +136,7 @@ static inline PetscScalar AIJHybridPivotCheck(const AIJHybridPivotRule *rule, Pe
    shiftamount; POSITIVE_DEFINITE: bisection of a fraction of shift_top), and after a successful
    pass with a positive-definite shift try a smaller one (MatPivotRefine). Every pass is a complete
    factorization with the shift of rule.shift; only the number of passes differs from none.
+   (PETSc's ICC repeats after a failed pivot and does not refine.)
 */
 typedef struct {
   PetscInt  nshift, nshift_max;
@@ -191,7 +192,8 @@ static inline void AIJHybridShiftFailed(AIJHybridShift *s, const AIJHybridPivotR
   s->nshift++;
 }
 
-/* a pass succeeded: PETSc's MatPivotRefine(); PETSC_TRUE when another pass follows */
+/* a pass succeeded: PETSc's MatPivotRefine() (ILU only: MatCholeskyFactorNumeric_SeqAIJ() does not
+   refine); PETSC_TRUE when another pass follows */
 static inline PetscBool AIJHybridShiftRefine(AIJHybridShift *s, PetscInt type)
 {
   if (type == AIJHYBRID_SHIFT_POSITIVE_DEFINITE && s->shift_fraction > 0 && s->nshift < s->nshift_max) {

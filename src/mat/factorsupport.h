@@ -12,6 +12,6 @@
 #include <petscaijhybrid.h>
 
 PETSC_INTERN PetscErrorCode MatAIJHybridForgetComposed(Mat);
-PETSC_INTERN PetscErrorCode MatAIJHybridFactorOptions(Mat, MatAIJHybridFactorSolve *, PetscBool *);
+PETSC_INTERN PetscErrorCode MatAIJHybridFactorOptions(Mat, MatAIJHybridFactorSolve *, PetscBool *, MatAIJHybridFactorSolve *);
 
 #endif

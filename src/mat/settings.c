@@ -65,30 +65,34 @@ PetscErrorCode MatAIJHybridSetFromOptions_Private(Mat A, AIJHybridOptionItems Pe
 }
 
 /*
-  MatAIJHybridFactorOptions - the factor options (-mat_aijhybrid_factor_solve, -mat_aijhybrid_factor_check)
-  for a factor of A, read when the factor is made: with A's options prefix, then without one (A may be
-  the diagonal block PCBJACOBI factors, prefixed sub_). mode and check keep their values where the
-  options are not given.
+  MatAIJHybridFactorOptions - the factor options (-mat_aijhybrid_factor_solve, -mat_aijhybrid_factor_check,
+  -mat_aijhybrid_factor_numeric) for a factor of A, read when the factor is made (and at each numeric
+  factorization): with A's options prefix, then without one (A may be the diagonal block PCBJACOBI
+  factors, prefixed sub_). mode, check and numeric keep their values where the options are not given.
 */
-PetscErrorCode MatAIJHybridFactorOptions(Mat A, MatAIJHybridFactorSolve *mode, PetscBool *check)
+PetscErrorCode MatAIJHybridFactorOptions(Mat A, MatAIJHybridFactorSolve *mode, PetscBool *check, MatAIJHybridFactorSolve *numeric)
 {
   const char *prefix;
-  PetscBool   fmode = PETSC_FALSE, fcheck = PETSC_FALSE;
+  PetscBool   fmode = PETSC_FALSE, fcheck = PETSC_FALSE, fnumeric = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectGetOptionsPrefix((PetscObject)A, &prefix));
   for (PetscInt k = 0; k < (prefix ? 2 : 1); k++) {
-    MatAIJHybridFactorSolve m = *mode;
-    PetscBool               c = *check, fm, fc;
+    MatAIJHybridFactorSolve m = *mode, nm = *numeric;
+    PetscBool               c = *check, fm, fc, fn;
 
-    PetscOptionsBegin(PetscObjectComm((PetscObject)A), k ? NULL : prefix, "Threaded triangular solves of ILU/ICC factors (petsc-aijhybrid)", "Mat");
+    PetscOptionsBegin(PetscObjectComm((PetscObject)A), k ? NULL : prefix, "Threaded triangular solves and numeric factorization of ILU/ICC factors (petsc-aijhybrid)", "Mat");
     PetscCall(AIJHybridOptionsEnum("-mat_aijhybrid_factor_solve", "Triangular solves of ILU/ICC factors: measured choice, threaded, or PETSc's serial ones", "MatAIJHybridGetFactorInfo", MatAIJHybridFactorSolves, m, &m, &fm));
-    PetscCall(AIJHybridOptionsBool("-mat_aijhybrid_factor_check", "Debugging: compare every threaded triangular solve of an ILU/ICC factor with PETSc's own", "MatAIJHybridGetFactorInfo", c, &c, &fc));
+    PetscCall(AIJHybridOptionsBool("-mat_aijhybrid_factor_check", "Debugging: compare every threaded triangular solve and numeric factorization of an ILU/ICC factor with PETSc's own", "MatAIJHybridGetFactorInfo", c, &c, &fc));
+    PetscCall(AIJHybridOptionsEnum("-mat_aijhybrid_factor_numeric", "Numeric factorization of ILU/ICC factors: measured choice (threaded unless measured slower), level-scheduled threaded, or PETSc's serial one", "MatAIJHybridGetFactorInfo",
+                                   MatAIJHybridFactorSolves, nm, &nm, &fn));
     PetscOptionsEnd();
     if (fm && !fmode) *mode = m; /* the prefixed option, read first, wins */
     if (fc && !fcheck) *check = c;
-    fmode  = (PetscBool)(fmode || fm);
-    fcheck = (PetscBool)(fcheck || fc);
+    if (fn && !fnumeric) *numeric = nm;
+    fmode    = (PetscBool)(fmode || fm);
+    fcheck   = (PetscBool)(fcheck || fc);
+    fnumeric = (PetscBool)(fnumeric || fn);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

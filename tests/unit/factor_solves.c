@@ -18,9 +18,9 @@ static char help[] = "Triangular solves of ILU/ICC factors of aijhybrid matrices
        bitwise equal to aij's, where aij's MatMult is the plain CSR loop (matrices without inodes),
        and bitwise equal across the thread counts always;
    all of these with -mat_aijhybrid_factor_solve threaded (set here unless given), so that every
-   solve is a threaded one. Then the default measured choice (auto): every solve of the trial and
-   after it gives PETSc's bits, the trial ends after its solves with both medians measured, and the
-   solves kept are the faster ones.
+   solve is a threaded one. Then the default measured choice (auto): every solve of the trial gives
+   PETSc's bits, the first trial ends after its 22 solves with its 10 pairs recorded, and the solves
+   in force are the ones its decision says (PETSc's only when they won 9 pairs of 10 by 5%).
    Prints "factor_solves: <n> checks passed".
 */
 #include <petscaijhybrid.h>
@@ -449,8 +449,9 @@ int main(int argc, char **argv)
     PetscCall(VecDuplicate(b, &xa));
     PetscCall(VecDuplicate(b, &xh));
     PetscCall(MatAIJHybridGetFactorInfo(FH, &info));
-    PetscCheck(info.threaded && !info.decided && !info.in_use, PETSC_COMM_SELF, PETSC_ERR_PLIB, "auto: before any solve the choice must be open (threaded %d decided %d in use %d)", (int)info.threaded, (int)info.decided, (int)info.in_use);
-    for (PetscInt k = 0; k < 20; k++) {
+    PetscCheck(info.threaded && !info.decided && info.in_use && info.solve_choice.state == MAT_AIJHYBRID_CHOICE_MEASURING, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "auto: before any solve the choice must be open, the threaded solves (the default) in force (threaded %d decided %d in use %d)", (int)info.threaded, (int)info.decided, (int)info.in_use);
+    for (PetscInt k = 0; k < 22; k++) { /* a warm-up pair and the first trial's 10 pairs */
       PetscCall(VecSetRandom(b, NULL));
       PetscCall(MatSolve(FA, b, xa));
       PetscCall(MatSolve(FH, b, xh));
@@ -458,11 +459,33 @@ int main(int argc, char **argv)
       nchecks++;
     }
     PetscCall(MatAIJHybridGetFactorInfo(FH, &info));
-    PetscCheck(info.decided && info.time_threaded > 0 && info.time_serial > 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "auto: the trial did not end after 20 solves (decided %d, medians %g %g)", (int)info.decided, (double)info.time_threaded,
-               (double)info.time_serial);
-    PetscCheck(info.in_use == (info.time_threaded < info.time_serial), PETSC_COMM_SELF, PETSC_ERR_PLIB, "auto: kept %s solves with medians %g threaded, %g serial", info.in_use ? "threaded" : "serial", (double)info.time_threaded,
-               (double)info.time_serial);
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "auto: threaded %g s, serial %g s: %s kept\n", (double)info.time_threaded, (double)info.time_serial, info.in_use ? "threaded" : "serial"));
+    {
+      const MatAIJHybridChoiceInfo *c = &info.solve_choice;
+      const PetscLogDouble         *ta, *ts;
+      PetscInt                      np;
+
+      PetscCheck(info.decided && c->trials == 1 && c->pairs == 10 && c->decided_at == 22 && c->needed == 9 && info.time_threaded > 0 && info.time_serial > 0, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                 "auto: the first trial did not end after 22 solves (decided %d, %d trials, %d pairs, decided at %d, %d wins needed, medians %g %g)", (int)info.decided, (int)c->trials, (int)c->pairs, (int)c->decided_at, (int)c->needed,
+                 (double)info.time_threaded, (double)info.time_serial);
+      PetscCheck(c->state == MAT_AIJHYBRID_CHOICE_THREADED || c->state == MAT_AIJHYBRID_CHOICE_SERIAL || c->state == MAT_AIJHYBRID_CHOICE_CANNOT_TELL, PETSC_COMM_SELF, PETSC_ERR_PLIB, "auto: state %d after a trial", (int)c->state);
+      PetscCheck(info.in_use == (c->state != MAT_AIJHYBRID_CHOICE_SERIAL), PETSC_COMM_SELF, PETSC_ERR_PLIB, "auto: %s solves in force with the choice in state %d", info.in_use ? "threaded" : "serial", (int)c->state);
+      PetscCheck((c->state == MAT_AIJHYBRID_CHOICE_THREADED) == (c->wins_threaded >= c->needed) && (c->state == MAT_AIJHYBRID_CHOICE_SERIAL) == (c->wins_serial >= c->needed), PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                 "auto: state %d with %d and %d wins of %d needed", (int)c->state, (int)c->wins_threaded, (int)c->wins_serial, (int)c->needed);
+      PetscCall(MatAIJHybridGetFactorChoiceSamples(FH, PETSC_FALSE, &np, &ta, &ts));
+      PetscCheck(np == 10 && ta && ts, PETSC_COMM_SELF, PETSC_ERR_PLIB, "auto: %d samples recorded", (int)np);
+      {
+        PetscInt wa = 0, ws = 0;
+
+        for (PetscInt k = 0; k < np; k++) {
+          PetscCheck(ta[k] > 0 && ts[k] > 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "auto: sample %d not timed", (int)k);
+          wa += ta[k] * 1.05 < ts[k];
+          ws += ts[k] * 1.05 < ta[k];
+        }
+        PetscCheck(wa == c->wins_threaded && ws == c->wins_serial, PETSC_COMM_SELF, PETSC_ERR_PLIB, "auto: the wins (%d, %d) are not those of the samples (%d, %d)", (int)c->wins_threaded, (int)c->wins_serial, (int)wa, (int)ws);
+      }
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "auto: medians threaded %g s, serial %g s, wins %d and %d of %d needed: %s\n", (double)info.time_threaded, (double)info.time_serial, (int)c->wins_threaded, (int)c->wins_serial, (int)c->needed,
+                            c->state == MAT_AIJHYBRID_CHOICE_SERIAL ? "serial" : (c->state == MAT_AIJHYBRID_CHOICE_THREADED ? "threaded" : "cannot tell, threaded kept")));
+    }
     nchecks += 2;
     PetscCall(VecDestroy(&b));
     PetscCall(VecDestroy(&xa));

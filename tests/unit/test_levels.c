@@ -4,7 +4,7 @@
 
    - Level schedules of random dependency patterns (forward and backward, 1 to 5 threads): every
      row once, dependencies in earlier levels, levels as few as the longest chain allows, parts
-     contiguous (AIJHybridLevelsValid); the transposed pattern lists every entry once, in the
+     contiguous (AIJHybridLevelsValid); a copy (AIJHybridLevelsCopy) equal; the transposed pattern lists every entry once, in the
      requested row order; a dependency on the wrong side is refused.
    - The kernels, run level by level on 1 to 4 threads exactly as src/factor/factor.c runs them,
      against serial reference solves written the way PETSc's routines loop (row by row, inode by
@@ -54,6 +54,17 @@ static void TestLevels(void)
           CHECK(ok, "level schedule invalid: trial %d n %d T %d chains %d %s", (int)trial, (int)n, (int)T, (int)mc, forward ? "forward" : "backward");
           CHECK(n || lv.nlevels == 0, "empty solve has levels");
           CHECK(mc > 1 || lv.nchains == n, "rows not their own units without chains");
+          { /* a copy is the same schedule */
+            AIJHybridLevels cp;
+
+            PetscCallVoid(AIJHybridLevelsCopy(&lv, &cp));
+            CHECK(cp.n == lv.n && cp.nlevels == lv.nlevels && cp.nthreads == lv.nthreads && cp.maxwidth == lv.maxwidth && cp.nchains == lv.nchains &&
+                    (!n || (!memcmp(cp.order, lv.order, (size_t)n * sizeof(PetscInt)) && !memcmp(cp.lptr, lv.lptr, (size_t)(lv.nlevels + 1) * sizeof(PetscInt)) && !memcmp(cp.tb, lv.tb, (size_t)(lv.nlevels * (T + 1)) * sizeof(PetscInt)) &&
+                            !memcmp(cp.need, lv.need, (size_t)(lv.nlevels * T * T) * sizeof(PetscInt)))) &&
+                    (!n || cp.order != lv.order),
+                  "copy of a schedule differs: trial %d T %d", (int)trial, (int)T);
+            PetscCallVoid(AIJHybridLevelsDestroy(&cp));
+          }
           PetscCallVoid(AIJHybridLevelsDestroy(&lv));
         }
       { /* transposed pattern: every entry once, rows ascending or descending in each column */

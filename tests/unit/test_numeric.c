@@ -601,7 +601,7 @@ static void RefICC(const CSR *A, const PetscInt *rip, const PetscInt *riip, Fac 
       dk           = sctx->pv;
       ba[bdiag[k]] = 1.0 / dk;
     }
-  } while (RefRefine(info, sctx));
+  } while (sctx->newshift); /* no refinement in PETSc's ICC */
   PetscCallVoid(PetscFree3(rtmp, il, c2r));
 }
 
@@ -678,7 +678,7 @@ static PetscBool Factor(Job *job, const AIJHybridLevels *lv, PetscInt T, const I
     if (st->newshift) {
       AIJHybridShiftFailed(sh, &job->rule);
       again = PETSC_TRUE;
-    } else again = AIJHybridShiftRefine(sh, info->shifttype);
+    } else again = job->kind != JOB_ICC && AIJHybridShiftRefine(sh, info->shifttype); /* PETSc's ICC does not refine */
   } while (again);
   st->flops = flops;
   return full;
