@@ -1,7 +1,7 @@
 """Sparse matrix products of aijhybrid (MatMatMult, MatTransposeMatMult, MatMatTransposeMult,
 MatPtAP, MatRARt; src/mat/matproduct.c, matproductmpi.c) against MATAIJ's, at 1/2/4 ranks and
 OMP_NUM_THREADS 1/2/3 (tests/workers/spgemm.py): the pattern equal to AIJ's, the values within
-1e-12 relative to the largest entry, the result aijhybrid with the first operand's settings,
+1e-12 relative to the largest entry (on one rank bit for bit PETSc's seqaij values), the result aijhybrid with the first operand's settings,
 bitwise equal with 1, 2, 3 and 4 threads set on the operands and across launches with different
 OMP_NUM_THREADS, MAT_REUSE_MATRIX after new values of either operand; square, rectangular, empty
 rows, a rank owning no rows, no ghost columns, below the one-thread cutoff; the coarse levels of

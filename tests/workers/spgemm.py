@@ -64,6 +64,8 @@ def same_pattern_values(Ch, Ca, what, rtol=RTOL):
     info.setdefault(key, 0.0)
     info[key] = max(info[key], err)
     assert err <= rtol, "%s: values differ from aij's by %g (relative)" % (what, err)
+    if rtol == RTOL and C.size() == 1:  # one rank: PETSc's seqaij products' summation order, bit for bit (docs/setup.md)
+        assert np.array_equal(vh, va), "%s: values differ from seqaij's bitwise (by %g relative)" % (what, err)
 
 
 def is_hyb(M, what):
