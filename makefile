@@ -1,6 +1,6 @@
 # petsc-aijhybrid: build, test, run and install.
 #
-#   make run           install what is missing, build, compare aij and aijhybrid here (under a minute on 2 cores; RUN_ARGS=...)
+#   make run           install what is missing, build, compare aij and aijhybrid here (about two minutes; RUN_ARGS=...)
 #   make bench         the benchmark suite (CONFIG=full|quick|smoke|<file>, BENCH_OUT=dir, BENCH_ARGS=...)
 #   make test          install what is missing, build, run every test (pytest under mpiexec)
 #   make test-flavours the same builds and a test subset against PETSc complex / 64-bit / debug
