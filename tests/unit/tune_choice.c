@@ -7,6 +7,8 @@
      force outside the trials' own products;
    - an alternative faster by 20% (+-2% noise) is chosen: prefetch on, the sized share;
    - a default faster by 20% stays;
+   - a first trial that cannot tell (noisy), then an alternative faster by 20%: the re-trial after
+     AIJHYBRID_TUNE_WAIT (50) products chooses it, within 100 products of the start;
    - a set prefetch distance or share is in force from the first product, and nothing is measured.
    The share's cases need task mode: 2 ranks or more (each with 2 threads).
    Prints "tune_choice: N checks passed, M failed"; exits non-zero on a failure.
@@ -27,7 +29,8 @@ typedef enum {
 typedef enum {
   TIE,
   OTHER_FASTER,
-  DEFAULT_FASTER
+  DEFAULT_FASTER,
+  TIE_THEN_OTHER_FASTER /* TIE for the warm-up pair and the first trial, OTHER_FASTER after */
 } Scenario;
 
 typedef struct {
@@ -50,11 +53,14 @@ static double Seconds(Scenario s, PetscInt alt)
 
 static double FakeClock(void *ctx, TuneEvent what, PetscInt alt)
 {
-  Clock *c = (Clock *)ctx;
+  Clock         *c = (Clock *)ctx;
+  const PetscInt k = what == AIJHYBRID_TUNE_SHARE_SAMPLE;
+  Scenario       s = k ? c->share : c->prefetch;
 
   if (what == AIJHYBRID_TUNE_SHARE_SIZED) return 0.5;
-  c->samples[what == AIJHYBRID_TUNE_SHARE_SAMPLE][alt ? 1 : 0]++;
-  return Seconds(what == AIJHYBRID_TUNE_PREFETCH_SAMPLE ? c->prefetch : c->share, alt);
+  c->samples[k][alt ? 1 : 0]++;
+  if (s == TIE_THEN_OTHER_FASTER) s = c->samples[k][0] + c->samples[k][1] <= 2 * (1 + 10) ? TIE : OTHER_FASTER;
+  return Seconds(s, alt);
 }
 
 /* a 1D Laplacian-like matrix of type aijhybrid, 2 threads per rank */
@@ -145,6 +151,12 @@ int main(int argc, char **argv)
   clock = (Clock){DEFAULT_FASTER, TIE, {{0}}};
   PetscCall(Run(A, &clock, 200, &seen));
   CHECK(seen.pf_final == 0 && seen.pf_on == 0, "no prefetch 20%% faster: kept (final %" PetscInt_FMT ")", seen.pf_final);
+  PetscCall(MatAIJHybridSetMode(A, MAT_AIJHYBRID_MODE_VECTOR)); /* on several ranks auto is task mode, where the prefetch trials wait for the share's */
+  clock = (Clock){TIE_THEN_OTHER_FASTER, TIE, {{0}}};
+  PetscCall(Run(A, &clock, 100, &seen));
+  PetscCall(MatAIJHybridSetMode(A, MAT_AIJHYBRID_MODE_AUTO));
+  CHECK(seen.pf_final == 512 && clock.samples[0][0] + clock.samples[0][1] > 2 * (1 + 10), "noisy first trial, then prefetch 20%% faster: the re-trial chooses it within 100 products (final %" PetscInt_FMT ", %" PetscInt_FMT " samples)", seen.pf_final,
+        clock.samples[0][0] + clock.samples[0][1]);
   PetscCall(MatAIJHybridSetPrefetch(A, 256));
   clock = (Clock){OTHER_FASTER, TIE, {{0}}};
   PetscCall(Run(A, &clock, 50, &seen));
