@@ -180,7 +180,7 @@ run: setup
 CONFIG    ?= full
 BENCH_OUT ?= $(BUILD)/bench
 bench: setup
-	@$(MAKE) --no-print-directory -C $(TOP) lib
+	@$(MAKE) --no-print-directory -C $(TOP) lib $(if $(SNES_EX5),snes-ex5)
 	cd $(TOP) && AIJHYBRID_BUILD=$(BUILD) PYTHONPATH=$(TOP)/python $(PYTHON) -m aijhybrid_bench --config $(CONFIG) --out $(BENCH_OUT) $(BENCH_ARGS)
 
 test: setup
