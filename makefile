@@ -69,6 +69,12 @@ PURE_UNIT := test_partition test_nodeplan test_veckernels test_levels test_cmrcm
 PETSC_UNIT := native_probe native_vectors
 UNIT     := $(patsubst %,$(BUILD)/tests/%,$(PURE_UNIT) $(PETSC_UNIT)) $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(filter-out $(patsubst %,tests/unit/%.c,$(PURE_UNIT) $(PETSC_UNIT)),$(wildcard tests/unit/*.c)))
 
+# PETSc's snes tutorial ex5 (Bratu on a DMDA), unmodified, for the benchmark's SNES runs
+# (python/aijhybrid_bench/snes.py); part of `all` where PETSc installed its examples (defined
+# before `all`: make expands a rule's prerequisites where it reads the rule)
+SNES_EX5_SRC := $(PETSC_DIR)/share/petsc/examples/src/snes/tutorials/ex5.c
+SNES_EX5     := $(if $(wildcard $(SNES_EX5_SRC)),$(BUILD)/snes/ex5)
+
 .PHONY: all lib examples unit snes-ex5 check-petsc setup run bench test test-flavours test-harness test-harness-sf install clean help format check-format
 all: lib examples unit $(SNES_EX5)
 
@@ -97,10 +103,7 @@ $(BUILD)/examples/%: examples/%.c $(LIBNAME) include/petscaijhybrid.h
 	@echo "  CC   $<"
 	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) $< -o $@ $(LINK_AH)
 
-# PETSc's snes tutorial ex5 (Bratu on a DMDA), unmodified, for the benchmark's SNES runs
-# (python/aijhybrid_bench/snes.py); part of `all` where PETSc installed its examples
-SNES_EX5_SRC := $(PETSC_DIR)/share/petsc/examples/src/snes/tutorials/ex5.c
-SNES_EX5     := $(if $(wildcard $(SNES_EX5_SRC)),$(BUILD)/snes/ex5)
+# PETSc's snes tutorial ex5 (SNES_EX5 above), built with PETSc's flags, without the plugin
 snes-ex5: check-petsc $(BUILD)/snes/ex5
 $(BUILD)/snes/ex5: $(SNES_EX5_SRC)
 	@mkdir -p $(dir $@)

@@ -354,6 +354,13 @@ def test_config_expansion():
     assert setup["setup"]["enabled"] and [m["label"] for m in setup["setup"]["methods"]] == ["cg+gamg", "gmres+ilu0"]
     assert C.pair_layout(setup, "1x2", 1, False) == "2x1" and C.paired_variants(setup) == ["aij"]
     assert {c["name"] for c in C.matrix_cases(setup)} == {"poisson7", "extruded", "twozone"}
+    # --scale shrinks extruded's layers with its columns per side (cube root): the SLURM check's
+    # fig3 at 0.001 is 6 layers of ~2,200 columns, not 64 layers of 211 (where CG + Jacobi needed
+    # 2,709 iterations against the config's max_it 2000), and the other matrices keep their parameters
+    fig3 = C.load("cluster-fig3")
+    assert [(c["rows"], c["params"]) for c in C.matrix_cases(fig3)] == [(13500000, {"layers": 64})]
+    assert [(c["rows"], c["params"]) for c in C.matrix_cases(fig3, 0.001)] == [(13500, {"layers": 6})]
+    assert [c["params"] for c in C.matrix_cases(setup, 0.01) if c["name"] != "extruded"] == [c["params"] for c in C.matrix_cases(setup) if c["name"] != "extruded"]
 
 
 def test_solve_combinations():

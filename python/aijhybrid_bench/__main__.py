@@ -29,7 +29,7 @@ def parse_args(argv):
     ap.add_argument("--out", default=None, help="output directory (default: <build>/bench)")
     ap.add_argument("--layouts", default=None, help="comma list overriding the config's, e.g. 1x1,2x1,1x2")
     ap.add_argument("--matrices", default=None, help="comma list of matrix names to keep")
-    ap.add_argument("--scale", type=float, default=1.0, help="multiply every matrix size by this (trial runs)")
+    ap.add_argument("--scale", type=float, default=1.0, help="multiply every matrix size by this (trial runs; extruded's layers by its cube root)")
     ap.add_argument("--rounds", type=int, default=None, help="override timing.rounds")
     ap.add_argument("--cores", type=int, default=None, help="cores in total (default: detected; SLURM allocation)")
     ap.add_argument("--nodes", type=int, default=None, help="nodes (default: 1, or SLURM's)")

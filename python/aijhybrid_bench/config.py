@@ -165,7 +165,10 @@ def expand_variants(cfg):
 
 
 def matrix_cases(cfg, scale=1.0, only=None):
-    """[(name, rows, params, path)] for every matrix and size; rows scaled (>= 1000) by `scale`."""
+    """[(name, rows, params, path)] for every matrix and size; rows scaled (>= 1000) by `scale`, and
+    the parameters that shape a generated domain with them (matrices.scaled_params)."""
+    from .matrices import scaled_params
+
     cases = []
     for m in cfg["matrices"]:
         if only and m["name"] not in only:
@@ -175,7 +178,8 @@ def matrix_cases(cfg, scale=1.0, only=None):
             rows = [rows]
         for r in rows:
             rr = None if r is None else max(1000, int(round(float(r) * scale)))
-            cases.append({"name": m["name"], "rows": rr, "params": dict(m.get("params", {})), "path": m.get("path"),
+            params = dict(m.get("params", {})) if r is None else scaled_params(m["name"], m.get("params", {}), scale)
+            cases.append({"name": m["name"], "rows": rr, "params": params, "path": m.get("path"),
                           "label": m.get("label") or m["name"]})
     return cases
 

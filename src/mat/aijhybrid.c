@@ -207,9 +207,12 @@ static PetscErrorCode MatView_AIJHybrid(Mat A, PetscViewer viewer)
 }
 
 /*
-  The graph a coarsener (GAMG's MIS, HEM, ...) works on is made by AIJ's creategraph as a matrix of
-  the same type; some coarseners recognise only the exact type name mpiaij (PETSc 3.18's HEM
-  crashes otherwise), and the graph is never multiplied by the application: hand it back as AIJ.
+  The graph a coarsener (GAMG's MIS, MISK, HEM) works on is made by AIJ's creategraph as a matrix of
+  the same type. On one rank it stays ours: the coarseners read it as SeqAIJ (MIS and MISK by base
+  type, HEM by the communicator or by the type name seqaij's layout), and MISK's products on it
+  (P^T G P of every distance, the aggregates' P R) are then the threaded ones, with the same
+  pattern, so the same aggregates. On several ranks some coarseners recognise only the exact type
+  name mpiaij (PETSc 3.18's HEM crashes otherwise): hand it back as AIJ there.
 */
 #if PETSC_VERSION_LT(3, 21, 0)
 static PetscErrorCode MatCreateGraph_AIJHybrid(Mat A, PetscBool sym, PetscBool scale, PetscReal filter, Mat *graph)
@@ -219,6 +222,7 @@ static PetscErrorCode MatCreateGraph_AIJHybrid(Mat A, PetscBool sym, PetscBool s
 {
   Mat_AIJHybrid *ctx;
   PetscBool      ours;
+  PetscMPIInt    size;
 
   PetscFunctionBegin;
   PetscCall(MatAIJHybridGetContext(A, &ctx));
@@ -228,7 +232,8 @@ static PetscErrorCode MatCreateGraph_AIJHybrid(Mat A, PetscBool sym, PetscBool s
   PetscCall((*ctx->parentops.creategraph)(A, sym, scale, filter, num_idx, index, graph));
 #endif
   PetscCall(MatAIJHybridIsType(*graph, &ours));
-  if (ours) PetscCall(MatConvert_AIJHybrid_AIJ(*graph, NULL, MAT_INPLACE_MATRIX, graph));
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  if (ours && size > 1) PetscCall(MatConvert_AIJHybrid_AIJ(*graph, NULL, MAT_INPLACE_MATRIX, graph));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

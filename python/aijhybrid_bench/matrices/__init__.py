@@ -44,7 +44,7 @@ GENERATORS = {
     "file": "a PETSc binary or MatrixMarket (.mtx) file given by path=",
 }
 
-__all__ = ["GENERATORS", "create", "describe", "rhs", "solution"]
+__all__ = ["GENERATORS", "create", "describe", "rhs", "scaled_params", "solution"]
 
 
 def _generator(name, rows, seed, params):
@@ -58,6 +58,14 @@ def _generator(name, rows, seed, params):
     if name == "powerlaw":
         return PowerLaw(int(rows), seed=seed, **params)
     raise ValueError("unknown matrix %r: valid are %s" % (name, ", ".join(GENERATORS)))
+
+
+def scaled_params(name, params, scale):
+    """The generator parameters of matrix ``name`` for a size scaled by ``scale`` (the driver's
+    --scale): those that shape the domain follow the rows (``extruded``'s layers), the rest stay."""
+    if name == "extruded" and scale != 1.0:
+        return Extruded.scaled_params(params, scale)
+    return dict(params)
 
 
 def describe(name, rows, seed=0, path=None, **params):

@@ -66,6 +66,15 @@ class Extruded:
 
     DESCRIPTION = "P1 pressure Laplacian on a coastline mesh extruded into prism layers (split into tets), surface Dirichlet"
 
+    @staticmethod
+    def scaled_params(params, scale):
+        """The parameters of this matrix scaled down (or up) by ``scale`` in rows: the layers by
+        ``scale^(1/3)`` like the columns per side, so the domain keeps its proportions (and a CG
+        solve its iteration count's order) instead of turning into a thin column of many layers."""
+        out = dict(params)
+        out["layers"] = max(1, int(round(int(params.get("layers", 32)) * scale ** (1.0 / 3.0))))
+        return out
+
     def __init__(self, rows, seed=0, layers=32, ordering="column"):
         if ordering not in ORDERINGS:
             raise ValueError("unknown ordering %r: valid are %s" % (ordering, ", ".join(ORDERINGS)))
