@@ -20,8 +20,10 @@
 
 #include <petscsys.h>
 
-#define AIJHYBRID_VEC_BLOCK 1024 /* entries of one block of a sum: fixed, results depend on it */
-#define AIJHYBRID_VEC_LANES 8    /* partial sums within a block */
+#define AIJHYBRID_VEC_BLOCK     1024  /* entries of one block of a sum: fixed, results depend on it */
+#define AIJHYBRID_VEC_LANES     8     /* partial sums within a block */
+#define AIJHYBRID_VEC_RUN       16    /* blocks of a multi-vector sum each y is read over in a row (AIJHybridVecReduceBlocks()): any number gives the same bits */
+#define AIJHYBRID_VEC_MAP_BLOCK 16384 /* entries of w kept in cache while the xs of maxpy stream past it in runs this long: any size gives the same bits */
 
 /* entry-wise maps: w = f(x, y, w, ...) for the entries [s, e) */
 typedef enum {
@@ -239,6 +241,37 @@ static inline void AIJHybridVecReduceBlock(const AIJHybridVecReduceArgs *r, Pets
   case AIJHYBRID_VEC_SUM:
     AIJHYBRID_VEC_LANE_SUM(n, out[0], x[i]);
     break;
+  }
+}
+
+/*
+  the sums of the consecutive blocks from s (a multiple of AIJHYBRID_VEC_BLOCK) to e, block k of them
+  into out[k * nout + j]: each block's sums are AIJHybridVecReduceBlock()'s, bit for bit, but the
+  multi-vector sums run vector group by vector group over all the blocks, so each y streams over
+  e - s entries in a row (the hardware prefetcher follows it) while that part of x stays in cache;
+  block by block, the nv y's would each be read in runs of one block, which, with tens of vectors
+  (GMRES's orthogonalization), leaves the loads waiting on memory
+*/
+static inline void AIJHybridVecReduceBlocks(const AIJHybridVecReduceArgs *r, PetscInt s, PetscInt e, PetscInt nout, PetscScalar out[])
+{
+  const PetscInt B = AIJHYBRID_VEC_BLOCK;
+
+  if (r->op == AIJHYBRID_VEC_MDOT || r->op == AIJHYBRID_VEC_MTDOT) {
+    const PetscBool conjugate = (PetscBool)(r->op == AIJHYBRID_VEC_MDOT);
+    PetscInt        j         = 0;
+
+    for (; j + 4 <= r->nv; j += 4)
+      for (PetscInt bs = s, k = 0; bs < e; bs += B, k++) AIJHybridVecMDot4(PetscMin(B, e - bs), r->x + bs, r->ys[j] + bs, r->ys[j + 1] + bs, r->ys[j + 2] + bs, r->ys[j + 3] + bs, conjugate, out + k * nout + j);
+    for (; j < r->nv; j++)
+      for (PetscInt bs = s, k = 0; bs < e; bs += B, k++) {
+        const PetscInt     n = PetscMin(B, e - bs);
+        const PetscScalar *x = r->x + bs, *yj = r->ys[j] + bs;
+
+        if (conjugate) AIJHYBRID_VEC_LANE_SUM(n, out[k * nout + j], x[i] * PetscConj(yj[i]));
+        else AIJHYBRID_VEC_LANE_SUM(n, out[k * nout + j], x[i] * yj[i]);
+      }
+  } else {
+    for (PetscInt bs = s, k = 0; bs < e; bs += B, k++) AIJHybridVecReduceBlock(r, bs, PetscMin(e, bs + B), out + k * nout);
   }
 }
 

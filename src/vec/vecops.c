@@ -18,17 +18,21 @@
 */
 static PetscErrorCode VecHybridRunReduce(const VecHybridRun *run, const AIJHybridVecReduceArgs *args, PetscScalar out[])
 {
-  const PetscInt B = AIJHYBRID_VEC_BLOCK, nout = AIJHybridVecReduceCount(args), K = (run->n + B - 1) / B;
+  const PetscInt B = AIJHYBRID_VEC_BLOCK, S = AIJHYBRID_VEC_RUN, nout = AIJHybridVecReduceCount(args), K = (run->n + B - 1) / B;
+  const PetscInt need = run->threaded ? K * nout : PetscMin(K, S) * nout;
   PetscScalar    stack[VECHYBRID_STACK_SUMS], *sums = stack;
 
   PetscFunctionBegin;
   for (PetscInt j = 0; j < nout; j++) out[j] = 0.0;
   if (!K) PetscFunctionReturn(PETSC_SUCCESS);
-  if (run->threaded ? K * nout > VECHYBRID_STACK_SUMS : nout > VECHYBRID_STACK_SUMS) PetscCall(PetscMalloc1(run->threaded ? K * nout : nout, &sums));
+  if (need > VECHYBRID_STACK_SUMS) PetscCall(PetscMalloc1(need, &sums));
   if (!run->threaded) {
-    for (PetscInt k = 0; k < K; k++) {
-      AIJHybridVecReduceBlock(args, k * B, PetscMin(run->n, k * B + B), sums);
-      for (PetscInt j = 0; j < nout; j++) out[j] += sums[j];
+    for (PetscInt k = 0; k < K; k += S) { /* S blocks at a time, then their sums in block order */
+      const PetscInt ke = PetscMin(K, k + S);
+
+      AIJHybridVecReduceBlocks(args, k * B, PetscMin(run->n, ke * B), nout, sums);
+      for (PetscInt kk = 0; kk < ke - k; kk++)
+        for (PetscInt j = 0; j < nout; j++) out[j] += sums[kk * nout + j];
     }
   } else {
 #pragma omp parallel num_threads(run->T)
@@ -37,8 +41,9 @@ static PetscErrorCode VecHybridRunReduce(const VecHybridRun *run, const AIJHybri
       for (PetscInt t = omp_get_thread_num(); t < run->T; t += nth) {
         PetscInt s, e;
         VecHybridRunPart(run, t, &s, &e);
-        /* the blocks that start in this part */
-        for (PetscInt k = (s + B - 1) / B; k * B < e; k++) AIJHybridVecReduceBlock(args, k * B, PetscMin(run->n, k * B + B), sums + k * nout);
+        /* the blocks that start in this part, S at a time */
+        const PetscInt k0 = (s + B - 1) / B, k1 = (e + B - 1) / B;
+        for (PetscInt k = k0; k < k1; k += S) AIJHybridVecReduceBlocks(args, k * B, PetscMin(run->n, PetscMin(k1, k + S) * B), nout, sums + k * nout);
       }
     }
     for (PetscInt k = 0; k < K; k++)

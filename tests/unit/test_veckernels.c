@@ -6,6 +6,8 @@
      VECSEQ entry by entry (bitwise), including maxpy's order (the nv % 4 leading vectors, then fours);
    - the extremes of ranges folded in order equal one scan over the whole array written as PETSc's
      loops are (VecMax_Seq, VecMin_Seq, VecNorm_Seq NORM_INFINITY), with NaN and ties placed anywhere.
+   - the sums of a run of blocks (multi-vector sums vector group by vector group) equal each block's
+     own sums bit for bit;
    Runs in one process, no MPI communication.
 */
 #include <math.h>
@@ -344,10 +346,55 @@ static void TestExtremes(void)
   }
 }
 
+/* the sums of a run of blocks (AIJHybridVecReduceBlocks(): vector group by vector group) equal, bit
+   for bit, the sums of each block alone (AIJHybridVecReduceBlock()), for every operation, vector
+   counts around the groups of four, and runs that end inside a block */
+static void TestBlockRuns(void)
+{
+  enum {
+    NB = 5,
+    NV = 9
+  };
+  static PetscScalar         x[NB * AIJHYBRID_VEC_BLOCK], y[NB * AIJHYBRID_VEC_BLOCK], yv[NV][NB * AIJHYBRID_VEC_BLOCK];
+  const PetscScalar         *ys[NV];
+  PetscScalar                run[NB * NV], one[NV];
+  const PetscInt             ends[] = {1, 8, AIJHYBRID_VEC_BLOCK, AIJHYBRID_VEC_BLOCK + 3, 3 * AIJHYBRID_VEC_BLOCK - 1, NB * AIJHYBRID_VEC_BLOCK};
+  const AIJHybridVecReduceOp ops[]  = {AIJHYBRID_VEC_DOT, AIJHYBRID_VEC_TDOT, AIJHYBRID_VEC_MDOT, AIJHYBRID_VEC_MTDOT, AIJHYBRID_VEC_NORM1, AIJHYBRID_VEC_SUMSQ, AIJHYBRID_VEC_NORM1SQ, AIJHYBRID_VEC_DOTNORM2, AIJHYBRID_VEC_SUM};
+
+  rng_state = 11;
+  Fill(x, NB * AIJHYBRID_VEC_BLOCK);
+  Fill(y, NB * AIJHYBRID_VEC_BLOCK);
+  for (PetscInt j = 0; j < NV; j++) {
+    Fill(yv[j], NB * AIJHYBRID_VEC_BLOCK);
+    ys[j] = yv[j];
+  }
+  for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++)
+    for (PetscInt nv = 1; nv <= NV; nv++) {
+      const PetscBool        multi = (PetscBool)(ops[o] == AIJHYBRID_VEC_MDOT || ops[o] == AIJHYBRID_VEC_MTDOT);
+      AIJHybridVecReduceArgs r     = {ops[o], x, y, multi ? nv : 0, multi ? ys : NULL};
+      const PetscInt         nout  = AIJHybridVecReduceCount(&r);
+
+      if (!multi && nv > 1) break;
+      for (size_t c = 0; c < sizeof(ends) / sizeof(ends[0]); c++)
+        for (PetscInt s = 0; s < ends[c]; s += AIJHYBRID_VEC_BLOCK) { /* a run from every block start before the end */
+          const PetscInt e    = ends[c];
+          PetscBool      same = PETSC_TRUE;
+
+          AIJHybridVecReduceBlocks(&r, s, e, nout, run);
+          for (PetscInt bs = s, k = 0; bs < e; bs += AIJHYBRID_VEC_BLOCK, k++) {
+            AIJHybridVecReduceBlock(&r, bs, PetscMin(e, bs + AIJHYBRID_VEC_BLOCK), one);
+            for (PetscInt j = 0; j < nout; j++) same = (PetscBool)(same && run[k * nout + j] == one[j]);
+          }
+          CHECK(same, "op %d, %d vectors, blocks from %d to %d: a run's sums differ from the blocks' own", (int)ops[o], (int)nv, (int)s, (int)e);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   TestSums();
+  TestBlockRuns();
   TestMaps();
   TestExtremes();
   printf("vector kernels: %d checks passed, %d failed\n", npass, nfail);
