@@ -814,3 +814,35 @@ def test_precond_choice_audit():
     assert [(r["job"], r["verdict"]) for r in rows] == [(0, "right"), (1, "wrong")], rows
     assert rows[1]["cost"] == pytest.approx(1.0) and summary[0]["same_decision"] is False and summary[0]["wrong"] == 1
     assert [t["met"] for t in P.report_choice_targets(summary)] == [False, False]
+
+
+@needs_build
+def test_products_benchmark(tmp_path):
+    """share/bench/products.py (the bench-products record) on a small GAMG hierarchy: aij at 1x1 and
+    2x1, aijhybrid at 1x1, 2x1 and 1x2, every product's result checked against PETSc's aij product
+    at the same layout (pattern equal, values within the bound), results of the plugin's type; the
+    record lists no problem and the script exits 0. A sample with a wrong product is a problem, and
+    the script's problems() and the renderer's check (aijhybrid_bench.checks) both say so."""
+    env = mpirun.environment(1)
+    env["PYTHONPATH"] = str(ROOT / "python") + os.pathsep + env.get("PYTHONPATH", "")
+    out = tmp_path / "products.json"
+    args = ["--matrices", "poisson7", "--rows", "8000", "--rounds", "1", "--reps", "1", "--levels-dir", str(tmp_path), "--out", str(out)]
+    p = subprocess.run([mpirun.PYTHON, str(ROOT / "share" / "bench" / "products.py")] + args + (["--oversubscribe"] if (os.cpu_count() or 1) < 2 else []),
+                       capture_output=True, text=True, timeout=300, env=env, cwd=str(ROOT))
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    d = json.loads(out.read_text())
+    assert d["problems"] == [] and d["samples"], d["problems"]
+    assert {(s["type"], s["layout"]) for s in d["samples"]} == {("aij", "1x1"), ("aij", "2x1"), ("aijhybrid", "1x1"), ("aijhybrid", "2x1"), ("aijhybrid", "1x2")}
+    assert {s["op"] for s in d["samples"]} == {"ptap", "ptap_reuse", "ap", "pta"}
+    assert all(s["same_pattern"] is True and 0.0 <= s["rel_diff_vs_aij"] <= 1e-10 for s in d["samples"])
+    assert all(s["result_type"] in ("seqaijhybrid", "mpiaijhybrid") for s in d["samples"] if s["type"] == "aijhybrid")
+    assert [t for t in d["targets"] if "1x2 vs aijhybrid 1x1" in t["target"]]
+    checks = bench_module("checks")
+    assert checks.products_problems(d) == []
+    sys.path.insert(0, str(ROOT / "share" / "bench"))
+    import products
+
+    for change in ({"same_pattern": False}, {"rel_diff_vs_aij": 1e-6}):
+        bad = json.loads(json.dumps(d))
+        bad["samples"][0].update(change)
+        assert len(products.problems(bad["samples"])) == 1 and len(checks.products_problems(bad)) == 1, change

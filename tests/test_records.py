@@ -168,6 +168,9 @@ def test_renderer_on_a_current_and_a_stale_record(block, tmp_path):
         d = docs["bench-" + readme.RUN_CONFIG]
         r = max((r for r in d["results"] if r.get("mult_s") and r["variant"] == "aij"), key=lambda r: int(r["layout"].split("x")[0]))
         assert "%.2f" % (r["mult_s"] * 1e3) in out, out
+    elif block == "bench-products":  # share/bench/products.py's record: its medians and targets
+        med = docs[block]["medians"][0]
+        assert "%.3f" % med["median_s"] in out and docs[block]["targets"][0]["target"] in out, out
     elif block == "bench-setup":  # the setup config's record: the preconditioner setups' table and events
         rows = docs[block]["setup"]
         assert rows and "| %.3f |" % rows[0]["setup_s"] in out and "Events above" in out, out
@@ -201,6 +204,8 @@ def _failed(doc, kind):
         d["failures"] = [{"layout": "2x1", "rc": 1, "tail": ""}]
     elif kind == "exit":
         d["meta"]["exit_code"] = 1
+    elif kind == "products":  # one product whose values are not aij's
+        d["samples"][0]["rel_diff_vs_aij"] = 1e-6
     elif kind == "precond":
         for r in d.get("samples") or d["records"]:  # (the sample record is trimmed: no per-job records)
             r["reason"] = -3
@@ -209,7 +214,7 @@ def _failed(doc, kind):
     return d
 
 
-@pytest.mark.parametrize("block,kind", [("bench-quick", "variant"), ("bench-claims", "wrong"), ("bench-full", "job"), ("bench-rowcost", "exit"), ("bench-precond", "precond")])
+@pytest.mark.parametrize("block,kind", [("bench-quick", "variant"), ("bench-claims", "wrong"), ("bench-full", "job"), ("bench-rowcost", "exit"), ("bench-precond", "precond"), ("bench-products", "products")])
 def test_renderer_refuses_a_failed_record(block, kind, tmp_path):
     """A current benchmark record that reports a failure (a failed variant or job, a product that
     differs from aij's, an unconverged solve, a non-zero exit) is never quoted: its block names the

@@ -86,6 +86,25 @@ def precond_problems(doc):
     return out
 
 
+PRODUCTS_REL_DIFF = 1e-10  # share/bench/products.py's bound on a product's values against aij's (its REL_DIFF_BOUND)
+
+
+def products_problems(doc):
+    """Every failure in a record of share/bench/products.py, recomputed from its samples: a product
+    whose pattern differs from PETSc's aij product of the same level at the same layout, or whose
+    values differ by more than PRODUCTS_REL_DIFF of the largest entry, or a sample without the check."""
+    out = []
+    for r in doc.get("samples") or []:
+        where = dict(layout=r.get("layout"), matrix=r.get("matrix"), variant="%s %s level %s" % (r.get("type"), r.get("op"), r.get("level")))
+        if "same_pattern" not in r or "rel_diff_vs_aij" not in r:
+            out.append(_p("unchecked", "no comparison with aij's product", **where))
+        elif not r["same_pattern"]:
+            out.append(_p("wrong-result", "pattern differs from aij's", **where))
+        elif r["rel_diff_vs_aij"] > PRODUCTS_REL_DIFF:
+            out.append(_p("wrong-result", "values %.2e off aij's (bound %.0e)" % (r["rel_diff_vs_aij"], PRODUCTS_REL_DIFF), **where))
+    return out
+
+
 def text(problems_):
     """One line per problem: kind: matrix, layout, variant: detail."""
     out = []
@@ -106,6 +125,8 @@ def refusals(doc, name=""):
         why += text(problems(doc))
     elif "records" in doc:  # share/bench/precond.py
         why += text(precond_problems(doc))
+    elif "medians" in doc:  # share/bench/products.py
+        why += text(products_problems(doc))
     rc = (doc.get("meta") or {}).get("exit_code")
     if rc:
         why.append("the command that made it exited with %s" % rc)

@@ -26,7 +26,10 @@ Products:
                with -pc_gamg_reuse_interpolation, a Newton step)
   ap           MatMatMult(A, P): the prolongator smoothing's product
   pta          MatTransposeMatMult(P, A)
-The machine is shared: figures from it are indicative; say so when quoting them.
+Every product's result is checked against PETSc's aij product of the same level at the same layout
+(pattern equal, values within REL_DIFF_BOUND of the largest entry): a difference is a failure, the
+record lists it under "problems" and the script exits 1. `make records` keeps the record of a quiet
+run as `bench-products` (share/results/bench/products.json); other runs are indicative.
 
 How it joins the driver: the worker (measure()) is one job of the driver's layout loop; its
 records are per (matrix, level, product, type, layout) like the driver's MatMult timings, with
@@ -120,8 +123,22 @@ def measure(args):
         t1 = time.perf_counter()
         return comm.tompi4py().allreduce(t1 - t0, op=__import__("mpi4py").MPI.MAX)
 
+    def check(C, ref):
+        """(same pattern on every rank, max |C - ref| / max |ref| over the ranks) of two products with
+        the same row distribution"""
+        ia, ja, va = ref.getValuesCSR()
+        ib, jb, vb = C.getValuesCSR()
+        same = bool(len(ia) == len(ib) and len(ja) == len(jb) and (ia == ib).all() and (ja == jb).all())
+        mpi = comm.tompi4py()
+        same = mpi.allreduce(same, op=__import__("mpi4py").MPI.LAND)
+        diff = float(abs(va - vb).max()) if same and len(va) else 0.0
+        scale = float(abs(va).max()) if len(va) else 0.0
+        diff, scale = mpi.allreduce(diff, op=__import__("mpi4py").MPI.MAX), mpi.allreduce(scale, op=__import__("mpi4py").MPI.MAX)
+        return same, (diff / scale if scale else diff)
+
     for l, (Aa, Pa) in enumerate(levels):
         mats = {}
+        ref = Aa.ptap(Pa)  # PETSc's aij product at this layout: what every type's result is checked against
         for mtype in types:
             A = Aa.convert(mtype, PETSc.Mat()) if mtype != "aij" else Aa
             P = Pa.convert(mtype, PETSc.Mat()) if mtype != "aij" else Pa
@@ -129,6 +146,8 @@ def measure(args):
                 ph.set_num_threads(A, threads)
                 ph.set_num_threads(P, threads)
             mats[mtype] = {"A": A, "P": P, "C": A.ptap(P)}
+            mats[mtype]["same_pattern"], mats[mtype]["rel_diff_vs_aij"] = check(mats[mtype]["C"], ref)
+        ref.destroy()
 
         def run(m, op):
             A, P = m["A"], m["P"]
@@ -151,7 +170,7 @@ def measure(args):
                     samples[mtype].append(timed(lambda: run(mats[mtype], op)))
             for mtype in types:
                 recs.append(dict(matrix=args.matrix, rows=args.rows, level=l, op=op, type=mtype, layout=args.layout, samples=samples[mtype], median=statistics.median(samples[mtype]),
-                                 result_type=mats[mtype]["C"].getType()))
+                                 result_type=mats[mtype]["C"].getType(), same_pattern=mats[mtype]["same_pattern"], rel_diff_vs_aij=mats[mtype]["rel_diff_vs_aij"]))
         for mtype in types:
             mats[mtype]["C"].destroy()
             if mtype != "aij":
@@ -205,6 +224,21 @@ def run_job(args, name, rows, path, nlevels, layout):
     return recs
 
 
+REL_DIFF_BOUND = 1e-10  # the bound on a product's max |C - C_aij| / max |C_aij| (rounding only; aijhybrid_bench.checks.PRODUCTS_REL_DIFF)
+
+
+def problems(samples):
+    """what makes a record of this benchmark wrong: a product whose pattern or values differ from
+    PETSc's aij product of the same level at the same layout"""
+    out = []
+    for r in samples:
+        if r.get("same_pattern") is False:
+            out.append("%s level %d %s %s %s: pattern differs from aij's" % (r["matrix"], r["level"], r["op"], r["type"], r["layout"]))
+        elif (r.get("rel_diff_vs_aij") or 0.0) > REL_DIFF_BOUND:
+            out.append("%s level %d %s %s %s: values %.2e off aij's (bound %.0e)" % (r["matrix"], r["level"], r["op"], r["type"], r["layout"], r["rel_diff_vs_aij"], REL_DIFF_BOUND))
+    return sorted(set(out))
+
+
 def combine(samples):
     """per (matrix, op, type, layout): the median over the rounds of the sum over the levels of each job's medians"""
     jobs = {}
@@ -241,6 +275,21 @@ def table(comb, layouts):
     return "\n".join(lines)
 
 
+def from_medians(medians):
+    """combine()'s dict again from a record's "medians" list"""
+    return {(m["matrix"], m["op"], m["type"], m["layout"]): m for m in medians}
+
+
+def markdown(comb, layouts):
+    """the table of table() in Markdown: the median seconds over the rounds of each product summed
+    over the levels, per matrix, product, type and layout"""
+    cols = [("aij", l) for l in layouts if l.endswith("x1")] + [("aijhybrid", l) for l in layouts]
+    lines = ["| matrix | product | " + " | ".join("%s %s s" % c for c in cols) + " |", "| --- | --- |" + " ---: |" * len(cols)]
+    for m, op in sorted({(k[0], k[1]) for k in comb}):
+        lines.append("| %s | %s | " % (m, op) + " | ".join("%.3f" % comb[(m, op, t, l)]["median_s"] if (m, op, t, l) in comb else "-" for t, l in cols) + " |")
+    return "\n".join(lines)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -261,10 +310,10 @@ def main():
     args = ap.parse_args()
     if args.make_levels:
         make_levels(args)
-        return
+        return 0
     if args.worker:
         measure(args)
-        return
+        return 0
     layouts = args.layouts.split(",")
     samples, described = [], {}
     for spec in args.matrices.split(","):
@@ -281,17 +330,21 @@ def main():
                     samples.append(r)
     comb = combine(samples)
     tg = targets(comb)
+    bad = problems(samples)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as fh:
         json.dump({"date": time.strftime("%Y-%m-%d %H:%M:%S"), "args": vars(args), "levels": described, "samples": samples,
                    "medians": [dict(matrix=k[0], op=k[1], type=k[2], layout=k[3], **v) for k, v in sorted(comb.items())],
-                   "targets": [{"target": t, "value": v, "met": m} for t, v, m in tg]}, fh, indent=1)
+                   "targets": [{"target": t, "value": v, "met": m} for t, v, m in tg], "problems": bad}, fh, indent=1)
     print(table(comb, layouts))
     print()
     for t, v, m in tg:
         print("%-70s %s  %s" % (t, v, "met" if m else "MISS"))
-    print("record: %s (indicative: the machine is shared)" % args.out)
+    for b in bad:
+        print("FAILED: " + b)
+    print("record: %s" % args.out)
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -233,6 +233,25 @@ def render_precond(ctx):
     return "\n".join(lines)
 
 
+def render_products(ctx):
+    d, why = ctx.doc("bench-products")
+    if d is None:
+        return NONE
+    sys.path.insert(0, str(ROOT / "share" / "bench"))
+    import products  # noqa: E402  (its table, so the document shows what the script prints)
+
+    layouts = (d.get("args") or {}).get("layouts", "1x1,2x1,1x2").split(",")
+    levels = d.get("levels") or {}
+    lines = [provenance(d, "share/results/bench/products.json"), ""]
+    lines += ["Levels multiplied: %s. Seconds: the median over %d rounds of each product summed over the levels (every result checked against aij's product at the same layout)." % (
+        "; ".join("%s %d (rows %s)" % (m, len(v), ", ".join(str(x.get("rows")) for x in v)) for m, v in sorted(levels.items())), (d.get("args") or {}).get("rounds", 0)), ""]
+    lines.append(products.markdown(products.from_medians(d["medians"]), layouts))
+    ts = d.get("targets") or []
+    if ts:
+        lines += ["", "Targets evaluated on this record (medians of the same jobs' rounds):", ""] + ["- %s: %s %s" % ("met" if t["met"] else "**missed**", t["target"], t["value"]) for t in ts]
+    return "\n".join(lines)
+
+
 # ------------------------------------------------------------------------------------------------
 # benchmarks
 
@@ -483,6 +502,7 @@ RENDERERS = {
     "harness": harness_block("harness-default", "`-mat_type aijhybrid -vec_type hybrid` injected against `-mat_type aij`"),
     "harness-sf": harness_block("harness-sf", "`-sf_type nodeaware -sf_nodeaware_node_size 2` injected against `-sf_type basic`"),
     "bench-precond": render_precond,
+    "bench-products": render_products,
     "bench-quick": bench_block("quick", "table"),
     "bench-claims": bench_block("claims", "ratios"),
     "bench-full": bench_block("full", "best"),

@@ -22,7 +22,8 @@ Groups and records (names are stable; the PETSc version is in each record):
              test-slurm: the share/slurm/ templates under a local SLURM on the emulated hosts)
   bench      bench-<config> for run quick claims full rowcost taskshare nodeaware setup (share/results/bench/<config>.json:
              the driver's record with a meta block), bench-precond (share/bench/precond.py: the
-             preconditioners, share/results/bench/precond.json); --bench no skips them, --bench-scale S < 1
+             preconditioners, share/results/bench/precond.json), bench-products (share/bench/products.py:
+             the sparse products of GAMG hierarchies, share/results/bench/products.json); --bench no skips them, --bench-scale S < 1
              makes a scaled-down trial (written under build/records/trial, never quotable)
 
 A piece that fails still writes its record (failed tests are a result); the driver exits 1 if any
@@ -323,6 +324,26 @@ def piece_precond(name, args):
     return m, None, sec, True  # written in place
 
 
+def piece_products(name, args):
+    """share/bench/products.py: the sparse products of GAMG hierarchies (issue 27)"""
+    scale = args.bench_scale
+    trial = scale is not None and scale != 1.0
+    out = (Path(args.out) / "bench" if not trial else ROOT / "build" / "records" / "trial" / "bench") / "products.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    rows = int(1000000 * (scale if trial else 1.0))
+    cmd = [PYTHON, "share/bench/products.py", "--rows", str(rows), "--rounds", "3", "--out", str(out)]
+    m = record.meta(name, "bench", "/usr/lib/petsc", "", " ".join(cmd[1:]), trial=trial)
+    if out.exists():
+        out.unlink()
+    rc, sec, text = run_logged(name, cmd)
+    if not out.exists():
+        return m, {"error": "no products record (exit %d)" % rc}, sec, False
+    doc = json.loads(out.read_text())
+    doc["meta"] = dict(m, duration_s=round(sec, 1), exit_code=rc)
+    out.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
+    return m, None, sec, True  # written in place
+
+
 def piece_nodes(kind):
     """make test-nodes / make test-slurm (share/nodes/): their JSON summary is the result"""
     target, out = {"nodes": ("test-nodes", "nodes.json"), "slurm": ("test-slurm", "slurm/slurm.json")}[kind]
@@ -353,7 +374,7 @@ def pieces():
     P += [("harness-default", "harness", piece_harness), ("harness-sf", "harness", piece_harness_run("sf", HARNESS_SF_SEARCH))]
     P += [("nodes", "nodes", piece_nodes("nodes")), ("nodes-slurm", "nodes", piece_nodes("slurm"))]
     P += [("bench-%s" % c, "bench", piece_bench(c)) for c in BENCH_CONFIGS]
-    P += [("bench-precond", "bench", piece_precond)]
+    P += [("bench-precond", "bench", piece_precond), ("bench-products", "bench", piece_products)]
     return P
 
 
