@@ -172,6 +172,8 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/unitcheck.h $(LIBNAME) include/petsc
 	@mkdir -p $(dir $@)
 	@echo "  CC   $<"
 	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) $< -o $@ $(LINK_AH)
+# the factorization tests share their test matrices (tests/unit/factortest.h)
+$(BUILD)/tests/factor_solves $(BUILD)/tests/numeric_factor $(BUILD)/tests/factor_blocks: tests/unit/factortest.h
 
 setup:
 	@bash $(TOP)/share/setup.sh

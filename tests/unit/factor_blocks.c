@@ -25,21 +25,10 @@ static char help[] = "Thread-block ILU/ICC factorization (-mat_aijhybrid_factor_
 #include <petscksp.h>
 #include <string.h>
 #include "unitcheck.h"
+#include "factortest.h"
 
-static PetscReal U01(unsigned long long a, unsigned long long b)
-{
-  return (PetscReal)(Hash(a, b) % 1000003) / 1000003.0;
-}
-
-typedef enum {
-  MAT_POISSON,
-  MAT_RANDOM,
-  MAT_BANDED,
-  MAT_BLOCK,
-  MAT_WEAK,
-  NMATS
-} MatKind;
-static const char *matnames[] = {"poisson", "random", "banded", "block3", "weak"};
+/* the matrices of the test, in this order */
+static const MatKind matkinds[] = {MAT_POISSON, MAT_RANDOM, MAT_BANDED, MAT_BLOCK, MAT_WEAK};
 
 /* MAT_WEAK: the rows with a zero or tiny diagonal and nothing else */
 static PetscBool Isolated(PetscInt i)
@@ -50,8 +39,9 @@ static PetscBool Isolated(PetscInt i)
 /* symmetric when sym (for ICC); weak: some diagonal entries zero or tiny, negative ones too */
 static PetscErrorCode Build(MatKind kind, PetscInt m, PetscBool sym, Mat *A)
 {
-  PetscInt    n = kind == MAT_BLOCK ? 3 * m * m : m * m * m, cols[64], nc;
-  PetscScalar vals[64];
+  const PetscInt n = FactorTestSize(kind, m);
+  PetscInt       cols[128], nc;
+  PetscScalar    vals[128];
 
   PetscFunctionBeginUser;
   PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, n, n, 64, NULL, A));
@@ -59,23 +49,11 @@ static PetscErrorCode Build(MatKind kind, PetscInt m, PetscBool sym, Mat *A)
     PetscScalar diag = 0.0;
 
     nc = 0;
-    if (kind == MAT_POISSON || kind == MAT_WEAK) {
-      const PetscInt x = i % m, y = (i / m) % m, z = i / (m * m);
-      const PetscInt nb[6][3] = {
-        {-1, 0,  0 },
-        {1,  0,  0 },
-        {0,  -1, 0 },
-        {0,  1,  0 },
-        {0,  0,  -1},
-        {0,  0,  1 }
-      };
-      for (PetscInt q = 0; q < 6; q++) {
-        const PetscInt xx = x + nb[q][0], yy = y + nb[q][1], zz = z + nb[q][2];
-        if (xx < 0 || yy < 0 || zz < 0 || xx >= m || yy >= m || zz >= m) continue;
-        cols[nc] = xx + m * (yy + m * zz);
-        vals[nc] = -0.3 - 0.5 * U01((unsigned long long)PetscMin(i, cols[nc]), (unsigned long long)PetscMax(i, cols[nc]));
-        nc++;
-      }
+    if (kind == MAT_POISSON || kind == MAT_WEAK || kind == MAT_BLOCK) { /* factortest.h's patterns, values of this test's own */
+      const PetscReal base = kind == MAT_BLOCK ? -0.1 : -0.3, spread = kind == MAT_BLOCK ? 0.2 : 0.5;
+
+      FactorTestPattern(kind, m, n, i, PETSC_FALSE, cols, &nc);
+      for (PetscInt q = 0; q < nc; q++) vals[q] = base - spread * U01((unsigned long long)PetscMin(i, cols[q]), (unsigned long long)PetscMax(i, cols[q]));
     } else if (kind == MAT_RANDOM) {
       for (PetscInt l = 0; l < 4; l++) {
         const PetscInt j   = (PetscInt)(Hash(11 + l, (unsigned long long)i) % (unsigned long long)n);
@@ -94,26 +72,6 @@ static PetscErrorCode Build(MatKind kind, PetscInt m, PetscBool sym, Mat *A)
         cols[nc] = j;
         vals[nc] = -0.1 - 0.3 * U01((unsigned long long)PetscMin(i, j), (unsigned long long)PetscMax(i, j));
         nc++;
-      }
-    } else { /* 3 dofs per node of an m x m grid, 5-point coupling, full 3x3 blocks */
-      const PetscInt node = i / 3, x = node % m, y = node / m;
-      const PetscInt nb[5][2] = {
-        {0,  0 },
-        {-1, 0 },
-        {1,  0 },
-        {0,  -1},
-        {0,  1 }
-      };
-      for (PetscInt q = 0; q < 5; q++) {
-        const PetscInt xx = x + nb[q][0], yy = y + nb[q][1];
-        if (xx < 0 || yy < 0 || xx >= m || yy >= m) continue;
-        for (PetscInt d = 0; d < 3; d++) {
-          const PetscInt j = 3 * (xx + m * yy) + d;
-          if (j == i) continue;
-          cols[nc] = j;
-          vals[nc] = -0.1 - 0.2 * U01((unsigned long long)PetscMin(i, j), (unsigned long long)PetscMax(i, j));
-          nc++;
-        }
       }
     }
     if (kind == MAT_WEAK) { /* rows on their own with a zero or tiny diagonal (pivots that fail exactly), no coupling to them */
@@ -374,12 +332,14 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-threads", &maxT, NULL));
   PetscCheck(maxT <= 7, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "at most 7 threads");
   PetscCall(PetscOptionsSetValue(NULL, "-mat_aijhybrid_factor_solve", "threaded"));
-  for (PetscInt kind = 0; kind < NMATS; kind++) {
+  for (size_t k = 0; k < sizeof(matkinds) / sizeof(matkinds[0]); k++) {
+    const MatKind kind = matkinds[k];
+
     for (size_t c = 0; c < sizeof(configs) / sizeof(configs[0]); c++) {
       const PetscBool icc = (PetscBool)(configs[c].ftype == MAT_FACTOR_ICC);
       Mat             A, H;
 
-      PetscCall(Build((MatKind)kind, kind == MAT_BLOCK ? 2 * m : m, icc, &A));
+      PetscCall(Build(kind, kind == MAT_BLOCK ? 2 * m : m, icc, &A));
       PetscCall(MatConvert(A, MATSEQAIJHYBRID, MAT_INITIAL_MATRIX, &H));
       PetscCall(MatAIJHybridSetFactorBlocks(H, MAT_AIJHYBRID_FACTOR_BLOCKS_THREAD));
       for (size_t sh = 0; sh < sizeof(shifts) / sizeof(shifts[0]); sh++) {

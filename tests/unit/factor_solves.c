@@ -27,133 +27,16 @@ static char help[] = "Triangular solves of ILU/ICC factors of aijhybrid matrices
 #include <petscksp.h>
 #include <string.h>
 #include "unitcheck.h"
+#include "factortest.h"
 
-static PetscReal U01(unsigned long long a, unsigned long long b)
-{
-  return (PetscReal)(Hash(a, b) % 1000003) / 1000003.0;
-}
+/* the matrices of the test, in this order */
+static const MatKind matkinds[] = {MAT_POISSON, MAT_RANDOM, MAT_BANDED, MAT_BLOCK};
 
-/* an off-diagonal value; symmetric in (i, j) when sym */
-static PetscScalar Off(PetscInt i, PetscInt j, PetscBool sym)
-{
-  const PetscInt a = sym ? PetscMin(i, j) : i, b = sym ? PetscMax(i, j) : j;
-  PetscScalar    v = -0.2 - 0.6 * U01((unsigned long long)a, (unsigned long long)b);
-#if defined(PETSC_USE_COMPLEX)
-  v += PETSC_i * 0.1 * (U01((unsigned long long)b, (unsigned long long)a) - 0.5);
-#endif
-  return v;
-}
-
-typedef enum {
-  MAT_POISSON,
-  MAT_RANDOM,
-  MAT_BANDED,
-  MAT_BLOCK,
-  NMATS
-} MatKind;
-static const char *matnames[] = {"poisson", "random", "banded", "block3"};
-
+/* the matrix of kind (aij on PETSC_COMM_WORLD), symmetric when sym; MAT_BLOCK's off-diagonal values halved */
 static PetscErrorCode Build(MatKind kind, PetscInt m, PetscBool sym, Mat *A)
 {
-  PetscInt    n = 0, rs, re, cols[128], nc;
-  PetscScalar vals[128];
-
   PetscFunctionBeginUser;
-  switch (kind) {
-  case MAT_POISSON:
-    n = m * m * m;
-    break;
-  case MAT_RANDOM:
-  case MAT_BANDED:
-    n = m * m * m;
-    break;
-  case MAT_BLOCK:
-    n = 3 * m * m;
-    break;
-  default:
-    break;
-  }
-  PetscCall(MatCreate(PETSC_COMM_WORLD, A));
-  PetscCall(MatSetSizes(*A, PETSC_DECIDE, PETSC_DECIDE, n, n));
-  PetscCall(MatSetType(*A, MATAIJ));
-  PetscCall(MatSeqAIJSetPreallocation(*A, 128, NULL));
-  PetscCall(MatMPIAIJSetPreallocation(*A, 128, NULL, 128, NULL));
-  PetscCall(MatGetOwnershipRange(*A, &rs, &re));
-  for (PetscInt i = rs; i < re; i++) {
-    PetscScalar diag = 0.0;
-
-    nc = 0;
-    switch (kind) {
-    case MAT_POISSON: {
-      const PetscInt x = i % m, y = (i / m) % m, z = i / (m * m);
-      const PetscInt nb[6][3] = {
-        {-1, 0,  0 },
-        {1,  0,  0 },
-        {0,  -1, 0 },
-        {0,  1,  0 },
-        {0,  0,  -1},
-        {0,  0,  1 }
-      };
-      for (PetscInt q = 0; q < 6; q++) {
-        const PetscInt xx = x + nb[q][0], yy = y + nb[q][1], zz = z + nb[q][2];
-        if (xx < 0 || yy < 0 || zz < 0 || xx >= m || yy >= m || zz >= m) continue;
-        cols[nc] = xx + m * (yy + m * zz);
-        vals[nc] = Off(i, cols[nc], sym);
-        nc++;
-      }
-    } break;
-    case MAT_RANDOM: /* row i: a few random columns; symmetric: also j whose random columns hit i */
-      for (PetscInt l = 0; l < 4; l++) {
-        const PetscInt j = (PetscInt)(Hash(77 + l, (unsigned long long)i) % (unsigned long long)n);
-        if (j != i) cols[nc++] = j;
-      }
-      if (sym)
-        for (PetscInt j = 0; j < n; j++)
-          for (PetscInt l = 0; l < 4; l++)
-            if ((PetscInt)(Hash(77 + l, (unsigned long long)j) % (unsigned long long)n) == i && j != i && nc < 120) cols[nc++] = j;
-      for (PetscInt q = 0; q < nc; q++) vals[q] = Off(i, cols[q], sym);
-      break;
-    case MAT_BANDED:
-      for (PetscInt j = PetscMax(0, i - 6); j < PetscMin(n, i + 7); j++) {
-        const PetscInt a = PetscMin(i, j), b = PetscMax(i, j);
-        if (j == i || Hash((unsigned long long)a, (unsigned long long)b) % 3 == 0) continue;
-        cols[nc] = j;
-        vals[nc] = Off(i, j, sym);
-        nc++;
-      }
-      break;
-    case MAT_BLOCK: { /* 3 dofs per node of an m x m grid, 5-point coupling, full 3x3 blocks */
-      const PetscInt node = i / 3, x = node % m, y = node / m;
-      const PetscInt nb[5][2] = {
-        {0,  0 },
-        {-1, 0 },
-        {1,  0 },
-        {0,  -1},
-        {0,  1 }
-      };
-      for (PetscInt q = 0; q < 5; q++) {
-        const PetscInt xx = x + nb[q][0], yy = y + nb[q][1];
-        if (xx < 0 || yy < 0 || xx >= m || yy >= m) continue;
-        for (PetscInt d = 0; d < 3; d++) {
-          const PetscInt j = 3 * (xx + m * yy) + d;
-          if (j == i) continue;
-          cols[nc] = j;
-          vals[nc] = 0.5 * Off(i, j, sym);
-          nc++;
-        }
-      }
-    } break;
-    default:
-      break;
-    }
-    for (PetscInt q = 0; q < nc; q++) diag += PetscAbsScalar(vals[q]);
-    cols[nc]   = i;
-    vals[nc++] = 1.0 + diag + 0.5 * U01(5, (unsigned long long)i);
-    PetscCall(MatSetValues(*A, 1, &i, nc, cols, vals, ADD_VALUES));
-  }
-  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
-  if (sym) PetscCall(MatSetOption(*A, MAT_SYMMETRIC, PETSC_TRUE));
+  PetscCall(FactorTestBuild(PETSC_COMM_WORLD, kind, m, sym, kind == MAT_BLOCK ? 0.5 : 1.0, PETSC_FALSE, A));
   PetscFunctionReturn(0);
 }
 
@@ -370,14 +253,16 @@ int main(int argc, char **argv)
     PetscCall(PetscOptionsHasName(NULL, NULL, "-mat_aijhybrid_factor_solve", &set));
     if (!set) PetscCall(PetscOptionsSetValue(NULL, "-mat_aijhybrid_factor_solve", "threaded"));
   }
-  for (PetscInt kind = 0; kind < NMATS; kind++) {
+  for (size_t k = 0; k < sizeof(matkinds) / sizeof(matkinds[0]); k++) {
+    const MatKind kind = matkinds[k];
+
     for (PetscInt c = 0; c < nconfigs; c++) {
       const PetscBool icc = (PetscBool)!strcmp(configs[c].pc, PCICC);
       Mat             A, H, FA, FH;
       KSP             ka, kh;
 
       if (quick && c % 3) continue;
-      PetscCall(Build((MatKind)kind, kind == MAT_BLOCK ? 2 * m : m, icc, &A));
+      PetscCall(Build(kind, kind == MAT_BLOCK ? 2 * m : m, icc, &A));
       PetscCall(MatConvert(A, MATAIJHYBRID, MAT_INITIAL_MATRIX, &H));
       PetscCall(FactorKSP(A, configs[c].pc, configs[c].levels, configs[c].ord, &ka, &FA));
       for (PetscInt T = 1; T <= maxT; T++) {
@@ -407,7 +292,7 @@ int main(int argc, char **argv)
       PetscInt  na, nh, n1 = 0;
       PetscBool inodes = PETSC_FALSE;
 
-      PetscCall(Build((MatKind)kind, kind == MAT_BLOCK ? 2 * m : m, (PetscBool)icc, &A));
+      PetscCall(Build(kind, kind == MAT_BLOCK ? 2 * m : m, (PetscBool)icc, &A));
       PetscCall(MatConvert(A, MATAIJHYBRID, MAT_INITIAL_MATRIX, &H));
       PetscCall(HasInodes(A, &inodes));
       PetscCall(History(A, (PetscBool)icc, ha, &na));

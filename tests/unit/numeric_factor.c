@@ -29,155 +29,21 @@ static char help[] = "The threaded numeric factorization of ILU/ICC factors of a
 #include <petscksp.h>
 #include <string.h>
 #include "unitcheck.h"
+#include "factortest.h"
 
 static PetscInt nchecks = 0;
 
-typedef enum {
-  MAT_POISSON,
-  MAT_EXTRUDED,
-  MAT_RANDOM,
-  MAT_CONVECTION,
-  MAT_RANDOM_UNSYM,
-  MAT_BLOCK,
-  NMATS
-} MatKind;
-static const char *matnames[] = {"poisson", "extruded", "random", "convection", "random-unsym", "block3"};
+/* the matrices of the test, in this order */
+static const MatKind matkinds[] = {MAT_POISSON, MAT_EXTRUDED, MAT_RANDOM, MAT_CONVECTION, MAT_RANDOM_UNSYM, MAT_BLOCK};
 
-static PetscReal U01(unsigned long long a, unsigned long long b)
-{
-  return (PetscReal)(Hash(a, b) % 1000003) / 1000003.0;
-}
-
-/* an off-diagonal value; symmetric in (i, j) when sym */
-static PetscScalar Off(PetscInt i, PetscInt j, PetscBool sym)
-{
-  const PetscInt a = sym ? PetscMin(i, j) : i, b = sym ? PetscMax(i, j) : j;
-  PetscScalar    v = -0.2 - 0.6 * U01((unsigned long long)a, (unsigned long long)b);
-#if defined(PETSC_USE_COMPLEX)
-  v += PETSC_i * 0.1 * (U01((unsigned long long)b, (unsigned long long)a) - 0.5);
-#endif
-  return v;
-}
-
-/* the matrix of kind on comm (type aij), diagonally dominant; zerodiag: every 7th row has a zero
-   diagonal and no entries left of it (a zero pivot without a shift) */
+/* the matrix of kind on comm (type aij), symmetric for Poisson, extruded, random, block3; zerodiag:
+   every 7th row has a zero diagonal and no entries left of it (a zero pivot without a shift) */
 static PetscErrorCode Build(MPI_Comm comm, MatKind kind, PetscInt m, PetscBool zerodiag, Mat *A)
 {
-  PetscInt        n = 0, rs, re, cols[128], nc;
-  PetscScalar     vals[128];
-  const PetscBool sym    = (PetscBool)(kind == MAT_POISSON || kind == MAT_EXTRUDED || kind == MAT_RANDOM || kind == MAT_BLOCK);
-  const PetscInt  layers = 6;
+  const PetscBool sym = (PetscBool)(kind == MAT_POISSON || kind == MAT_EXTRUDED || kind == MAT_RANDOM || kind == MAT_BLOCK);
 
   PetscFunctionBeginUser;
-  switch (kind) {
-  case MAT_POISSON:
-  case MAT_RANDOM:
-  case MAT_RANDOM_UNSYM:
-    n = m * m * m;
-    break;
-  case MAT_EXTRUDED:
-    n = m * m * layers;
-    break;
-  case MAT_CONVECTION:
-    n = 4 * m * m;
-    break;
-  case MAT_BLOCK:
-    n = 3 * m * m;
-    break;
-  default:
-    break;
-  }
-  PetscCall(MatCreate(comm, A));
-  PetscCall(MatSetSizes(*A, PETSC_DECIDE, PETSC_DECIDE, n, n));
-  PetscCall(MatSetType(*A, MATAIJ));
-  PetscCall(MatSeqAIJSetPreallocation(*A, 128, NULL));
-  PetscCall(MatMPIAIJSetPreallocation(*A, 128, NULL, 128, NULL));
-  PetscCall(MatGetOwnershipRange(*A, &rs, &re));
-  for (PetscInt i = rs; i < re; i++) {
-    PetscScalar diag = 0.0;
-
-    nc = 0;
-    switch (kind) {
-    case MAT_POISSON: {
-      const PetscInt x = i % m, y = (i / m) % m, z = i / (m * m);
-      const PetscInt nb[6][3] = {
-        {-1, 0,  0 },
-        {1,  0,  0 },
-        {0,  -1, 0 },
-        {0,  1,  0 },
-        {0,  0,  -1},
-        {0,  0,  1 }
-      };
-      for (PetscInt q = 0; q < 6; q++) {
-        const PetscInt xx = x + nb[q][0], yy = y + nb[q][1], zz = z + nb[q][2];
-        if (xx < 0 || yy < 0 || zz < 0 || xx >= m || yy >= m || zz >= m) continue;
-        cols[nc++] = xx + m * (yy + m * zz);
-      }
-    } break;
-    case MAT_EXTRUDED: { /* columns of `layers` cells, numbered column by column; a 9-point base */
-      const PetscInt k = i % layers, c = i / layers, x = c % m, y = c / m;
-      if (k > 0) cols[nc++] = i - 1;
-      if (k < layers - 1) cols[nc++] = i + 1;
-      for (PetscInt dx = -1; dx <= 1; dx++)
-        for (PetscInt dy = -1; dy <= 1; dy++) {
-          const PetscInt xx = x + dx, yy = y + dy;
-          if ((!dx && !dy) || xx < 0 || yy < 0 || xx >= m || yy >= m) continue;
-          cols[nc++] = k + layers * (xx + m * yy);
-        }
-    } break;
-    case MAT_RANDOM: /* a few random columns, and the transposed ones */
-    case MAT_RANDOM_UNSYM:
-      for (PetscInt l = 0; l < 4; l++) {
-        const PetscInt j = (PetscInt)(Hash(77 + l, (unsigned long long)i) % (unsigned long long)n);
-        if (j != i) cols[nc++] = j;
-      }
-      if (kind == MAT_RANDOM)
-        for (PetscInt j = 0; j < n; j++)
-          for (PetscInt l = 0; l < 4; l++)
-            if ((PetscInt)(Hash(77 + l, (unsigned long long)j) % (unsigned long long)n) == i && j != i && nc < 120) cols[nc++] = j;
-      break;
-    case MAT_CONVECTION: { /* 2D 5-point, 2m x 2m, upwind convection: unsymmetric values */
-      const PetscInt w = 2 * m, x = i % w, y = i / w;
-      if (x > 0) cols[nc++] = i - 1;
-      if (x < w - 1) cols[nc++] = i + 1;
-      if (y > 0) cols[nc++] = i - w;
-      if (y < w - 1) cols[nc++] = i + w;
-    } break;
-    case MAT_BLOCK: { /* 3 dofs per node of an m x m grid, 5-point coupling, full 3x3 blocks */
-      const PetscInt node = i / 3, x = node % m, y = node / m;
-      const PetscInt nb[5][2] = {
-        {0,  0 },
-        {-1, 0 },
-        {1,  0 },
-        {0,  -1},
-        {0,  1 }
-      };
-      for (PetscInt q = 0; q < 5; q++) {
-        const PetscInt xx = x + nb[q][0], yy = y + nb[q][1];
-        if (xx < 0 || yy < 0 || xx >= m || yy >= m) continue;
-        for (PetscInt d = 0; d < 3; d++) {
-          const PetscInt j = 3 * (xx + m * yy) + d;
-          if (j != i) cols[nc++] = j;
-        }
-      }
-    } break;
-    default:
-      break;
-    }
-    for (PetscInt q = 0; q < nc; q++) {
-      vals[q] = Off(i, cols[q], sym);
-      if (kind == MAT_CONVECTION && cols[q] < i) vals[q] *= 2.5; /* upwind */
-      if (zerodiag && i % 7 == 3 && cols[q] < i) vals[q] = 0.0;
-      if (zerodiag && sym && cols[q] % 7 == 3 && cols[q] > i) vals[q] = 0.0; /* (symmetric: and the transposed entries) */
-      diag += PetscAbsScalar(vals[q]);
-    }
-    cols[nc]   = i;
-    vals[nc++] = (zerodiag && i % 7 == 3) ? 0.0 : 1.0 + diag + 0.5 * U01(5, (unsigned long long)i);
-    PetscCall(MatSetValues(*A, 1, &i, nc, cols, vals, ADD_VALUES));
-  }
-  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
-  if (sym) PetscCall(MatSetOption(*A, MAT_SYMMETRIC, PETSC_TRUE));
+  PetscCall(FactorTestBuild(comm, kind, m, sym, 1.0, zerodiag, A));
   PetscFunctionReturn(0);
 }
 
@@ -276,8 +142,9 @@ static PetscErrorCode TestSequential(PetscInt m, PetscInt maxT, PetscBool quick)
   const MatOrderingType ords[] = {MATORDERINGNATURAL, MATORDERINGRCM, MATORDERINGND, MATORDERINGCMRCM};
 
   PetscFunctionBeginUser;
-  for (MatKind kind = 0; kind < NMATS; kind++) {
-    Mat A, H;
+  for (size_t k = 0; k < sizeof(matkinds) / sizeof(matkinds[0]); k++) {
+    const MatKind kind = matkinds[k];
+    Mat           A, H;
 
     PetscCall(Build(PETSC_COMM_SELF, kind, m, PETSC_FALSE, &A));
     for (PetscInt T = 1; T <= maxT; T++) {
