@@ -87,6 +87,8 @@ typedef struct {
   PetscInt         nblocks;
   PetscInt        *bounds, *alo;
   Mat              B;
+  PetscInt        *Bi, *Bj; /* B's arrays, kept by the factor (MatCreateSeqAIJWithArrays()) */
+  PetscScalar     *Ba;
   PetscInt        *badiag;           /* B's diagonal positions */
   PetscInt        *ic;               /* the inverse of the column permutation (ICC: of the permutation); NULL: identity */
   PetscObjectState anzstate;         /* the matrix's nonzero state B is for */
@@ -189,6 +191,8 @@ static PetscErrorCode FactorResetBlocks(Mat_AIJHybridFactor *ctx)
 {
   PetscFunctionBegin;
   PetscCall(MatDestroy(&ctx->B));
+  PetscCall(PetscFree2(ctx->Bi, ctx->Bj));
+  PetscCall(PetscFree(ctx->Ba));
   PetscCall(PetscFree2(ctx->bounds, ctx->alo));
   PetscCall(PetscFree(ctx->badiag));
   PetscCall(PetscFree(ctx->ic));
@@ -934,13 +938,15 @@ static PetscErrorCode FactorBlocksSetUp(Mat_AIJHybridFactor *ctx, Mat A, IS row,
   }
   ctx->nblocks = T;
   PetscCall(MatGetNonzeroState(A, &ctx->anzstate));
+  /* B on the arrays themselves, kept by the factor: MatSeqAIJSetPreallocationCSR() would insert
+     every nonzero with MatSetValues() (most of the symbolic factorization's time at 10^6 rows);
+     assembled, so inodes are as PETSc finds them in a rank's block. The values are set before each
+     numeric factorization, by the threads (their first touch). */
   PetscCall(PetscCalloc1(bi[n], &ba));
-  PetscCall(MatCreate(PETSC_COMM_SELF, &ctx->B));
-  PetscCall(MatSetSizes(ctx->B, n, n, n, n));
-  PetscCall(MatSetType(ctx->B, MATSEQAIJ));
-  PetscCall(MatSeqAIJSetPreallocationCSR(ctx->B, bi, bj, ba)); /* assembled: inodes as PETSc finds them in a rank's block */
-  PetscCall(PetscFree2(bi, bj));
-  PetscCall(PetscFree(ba));
+  ctx->Bi = bi;
+  ctx->Bj = bj;
+  ctx->Ba = ba;
+  PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, n, n, bi, bj, ba, &ctx->B));
   PetscCall(MatPropagateSymmetryOptions(A, ctx->B));
   PetscCall(FactorBlocksOrdering(ctx, row, brow));
   if (col) PetscCall(FactorBlocksOrdering(ctx, col, bcol));
@@ -950,14 +956,20 @@ static PetscErrorCode FactorBlocksSetUp(Mat_AIJHybridFactor *ctx, Mat A, IS row,
     PetscBool       identity;
     IS              c = col ? *bcol : *brow, cinv;
 
+    PetscInt missing = 0, *bd;
+
     PetscCall(MatSeqAIJGetCSRAndMemType(ctx->B, &Bi, &Bj, NULL, NULL));
     PetscCall(PetscMalloc1(n, &ctx->badiag));
-    for (PetscInt i = 0; i < n; i++) {
-      ctx->badiag[i] = -1;
-      for (PetscInt p = Bi[i]; p < Bi[i + 1]; p++)
-        if (Bj[p] == i) ctx->badiag[i] = p;
-      if (ctx->badiag[i] < 0 && !ctx->kernel_off) ctx->kernel_off = "a diagonal entry is missing";
-    }
+    bd = ctx->badiag;
+#pragma omp parallel for num_threads(T) schedule(static, 1) reduction(+ : missing)
+    for (PetscInt b = 0; b < T; b++)
+      for (PetscInt i = ctx->bounds[b]; i < ctx->bounds[b + 1]; i++) {
+        bd[i] = -1;
+        for (PetscInt p = Bi[i]; p < Bi[i + 1]; p++)
+          if (Bj[p] == i) bd[i] = p;
+        missing += bd[i] < 0;
+      }
+    if (missing) ctx->kernel_off = "a diagonal entry is missing";
     PetscCall(ISIdentity(c, &identity));
     if (!identity) {
       const PetscInt *ci;

@@ -136,15 +136,32 @@ PetscErrorCode AIJHybridLevelsBlocks(PetscInt n, const PetscInt start[], const P
 {
   PetscFunctionBegin;
   PetscCheck(nblocks >= 1 && bounds[0] == 0 && bounds[nblocks] == n, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Block schedule of %" PetscInt_FMT " rows in %" PetscInt_FMT " blocks", n, nblocks);
-  for (PetscInt b = 0; b < nblocks; b++) {
-    PetscCheck(bounds[b + 1] >= bounds[b], PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Block %" PetscInt_FMT " of a block schedule has negative size", b);
-    for (PetscInt i = bounds[b]; i < bounds[b + 1]; i++)
-      for (PetscInt p = start[i]; p < end[i]; p++) {
-        const PetscInt d = ind[p];
+  for (PetscInt b = 0; b < nblocks; b++) PetscCheck(bounds[b + 1] >= bounds[b], PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Block %" PetscInt_FMT " of a block schedule has negative size", b);
+  { /* the dependencies, each block by a thread: its first bad row and the row it depends on */
+    PetscInt *bad;
 
-        PetscCheck(forward ? (d >= bounds[b] && d < i) : (d > i && d < bounds[b + 1]), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Row %" PetscInt_FMT " of block %" PetscInt_FMT " of a %s solve depends on row %" PetscInt_FMT, i, b,
-                   forward ? "forward" : "backward", d);
-      }
+    PetscCall(PetscMalloc1(2 * nblocks, &bad));
+#pragma omp parallel for num_threads(nblocks) schedule(static, 1)
+    for (PetscInt b = 0; b < nblocks; b++) {
+      bad[2 * b] = -1;
+      for (PetscInt i = bounds[b]; i < bounds[b + 1] && bad[2 * b] < 0; i++)
+        for (PetscInt p = start[i]; p < end[i]; p++) {
+          const PetscInt d = ind[p];
+
+          if (forward ? (d < bounds[b] || d >= i) : (d <= i || d >= bounds[b + 1])) {
+            bad[2 * b]     = i;
+            bad[2 * b + 1] = d;
+            break;
+          }
+        }
+    }
+    for (PetscInt b = 0; b < nblocks; b++) {
+      const PetscInt i = bad[2 * b], d = bad[2 * b + 1];
+
+      if (i >= 0) PetscCall(PetscFree(bad));
+      PetscCheck(i < 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Row %" PetscInt_FMT " of block %" PetscInt_FMT " of a %s solve depends on row %" PetscInt_FMT, i, b, forward ? "forward" : "backward", d);
+    }
+    PetscCall(PetscFree(bad));
   }
   lv->n        = n;
   lv->nthreads = nblocks;
@@ -157,6 +174,7 @@ PetscErrorCode AIJHybridLevelsBlocks(PetscInt n, const PetscInt start[], const P
   if (n) {
     lv->lptr[1] = n;
     for (PetscInt b = 0; b <= nblocks; b++) lv->tb[b] = bounds[b];
+#pragma omp parallel for num_threads(nblocks) schedule(static, 1)
     for (PetscInt b = 0; b < nblocks; b++)
       for (PetscInt q = bounds[b]; q < bounds[b + 1]; q++) lv->order[q] = forward ? q : bounds[b + 1] - 1 - (q - bounds[b]);
   }
