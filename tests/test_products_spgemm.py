@@ -1,5 +1,5 @@
 """Sparse matrix products of aijhybrid (MatMatMult, MatTransposeMatMult, MatMatTransposeMult,
-MatPtAP, MatRARt; src/mat/matproduct.c, matproductmpi.c) against MATAIJ's, at 1/2/4 ranks and
+MatPtAP, MatRARt; src/mat/matproduct.c, matproductmpi.c) and MatTranspose (src/mat/transpose.c) against MATAIJ's, at 1/2/4 ranks and
 OMP_NUM_THREADS 1/2/3 (tests/workers/spgemm.py): the pattern equal to AIJ's, the values within
 1e-12 relative to the largest entry (on one rank bit for bit PETSc's seqaij values), the result aijhybrid with the first operand's settings,
 bitwise equal with 1, 2, 3 and 4 threads set on the operands and across launches with different
@@ -24,8 +24,8 @@ from conftest import RANKS, THREADS, cached_worker
 
 pytestmark = pytest.mark.mpi
 
-CHECKS = {"square", "rectangular_empty", "blockdiag", "tiny", "gamg", "pcmg_galerkin"}
-PRODUCTS = ("AB", "AtB", "ABt", "PtAP", "RARt")
+CHECKS = {"square", "rectangular_empty", "blockdiag", "tiny", "transpose_threaded", "gamg", "pcmg_galerkin"}
+PRODUCTS = ("AB", "AtB", "ABt", "PtAP", "RARt", "At")
 CASES = ("square", "empty", "blockdiag", "tiny")
 TIMEOUT = 600  # four cases x five products x four thread counts, GAMG and PCMG twice: minutes on 2 loaded cores
 

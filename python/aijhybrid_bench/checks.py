@@ -86,7 +86,7 @@ def precond_problems(doc):
     return out
 
 
-PRODUCTS_REL_DIFF = 1e-10  # share/bench/products.py's bound on a product's values against aij's (its REL_DIFF_BOUND)
+PRODUCTS_REL_DIFF = 1e-10  # the bound on a product's values against aij's (share/bench/products.py's REL_DIFF_BOUND)
 
 
 def products_problems(doc):

@@ -304,44 +304,34 @@ def piece_bench(config):
     return run
 
 
-def piece_precond(name, args):
-    """share/bench/precond.py: PCApply and whole solves of the preconditioners (issue 13)"""
-    scale = args.bench_scale
-    trial = scale is not None and scale != 1.0
-    out = (Path(args.out) / "bench" if not trial else ROOT / "build" / "records" / "trial" / "bench") / "precond.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    rows = int(1000000 * (scale if trial else 1.0))
-    cmd = [PYTHON, "share/bench/precond.py", "--rows", str(rows), "--rounds", "3", "--out", str(out)]
-    m = record.meta(name, "bench", "/usr/lib/petsc", "", " ".join(cmd[1:]), trial=trial)
-    if out.exists():
-        out.unlink()
-    rc, sec, text = run_logged(name, cmd)
-    if not out.exists():
-        return m, {"error": "no precond record (exit %d)" % rc}, sec, False
-    doc = json.loads(out.read_text())
-    doc["meta"] = dict(m, duration_s=round(sec, 1), exit_code=rc)
-    out.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
-    return m, None, sec, True  # written in place
+def piece_script(script, what):
+    """share/bench/<script>.py, which writes its own record (--rows, --rounds, --out): what it
+    measures is said by what; the record is share/results/bench/<script>.json"""
+
+    def run(name, args):
+        scale = args.bench_scale
+        trial = scale is not None and scale != 1.0
+        out = (Path(args.out) / "bench" if not trial else ROOT / "build" / "records" / "trial" / "bench") / ("%s.json" % script)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        rows = int(1000000 * (scale if trial else 1.0))
+        cmd = [PYTHON, "share/bench/%s.py" % script, "--rows", str(rows), "--rounds", "3", "--out", str(out)]
+        m = record.meta(name, "bench", "/usr/lib/petsc", "", " ".join(cmd[1:]), trial=trial)
+        if out.exists():
+            out.unlink()
+        rc, sec, text = run_logged(name, cmd)
+        if not out.exists():
+            return m, {"error": "no %s record (exit %d)" % (script, rc)}, sec, False
+        doc = json.loads(out.read_text())
+        doc["meta"] = dict(m, duration_s=round(sec, 1), exit_code=rc)
+        out.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
+        return m, None, sec, True  # written in place
+
+    run.__doc__ = "share/bench/%s.py: %s" % (script, what)
+    return run
 
 
-def piece_products(name, args):
-    """share/bench/products.py: the sparse products of GAMG hierarchies (issue 27)"""
-    scale = args.bench_scale
-    trial = scale is not None and scale != 1.0
-    out = (Path(args.out) / "bench" if not trial else ROOT / "build" / "records" / "trial" / "bench") / "products.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    rows = int(1000000 * (scale if trial else 1.0))
-    cmd = [PYTHON, "share/bench/products.py", "--rows", str(rows), "--rounds", "3", "--out", str(out)]
-    m = record.meta(name, "bench", "/usr/lib/petsc", "", " ".join(cmd[1:]), trial=trial)
-    if out.exists():
-        out.unlink()
-    rc, sec, text = run_logged(name, cmd)
-    if not out.exists():
-        return m, {"error": "no products record (exit %d)" % rc}, sec, False
-    doc = json.loads(out.read_text())
-    doc["meta"] = dict(m, duration_s=round(sec, 1), exit_code=rc)
-    out.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
-    return m, None, sec, True  # written in place
+piece_precond = piece_script("precond", "PCApply and whole solves of the preconditioners (issue 13)")
+piece_products = piece_script("products", "the sparse products of GAMG hierarchies (issue 27)")
 
 
 def piece_nodes(kind):

@@ -156,17 +156,21 @@ static PetscErrorCode MatDestroySubMatrices_AIJHybrid(PetscInt n, Mat *mat[])
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* AIJ's transpose (of our type), with A's settings; in place, AIJ replaces A's header by the
+/* the transpose (of our type), with A's settings: a new one of seqaijhybrid on the threads
+   (src/mat/transpose.c, AIJ's bits), else AIJ's; in place, AIJ replaces A's header by the
    transpose's (MatHeaderMerge()), so A's settings are put back */
 static PetscErrorCode MatTranspose_AIJHybrid(Mat A, MatReuse reuse, Mat *B)
 {
   Mat_AIJHybrid    *ctx;
   AIJHybridSettings keep;
+  PetscBool         seq;
 
   PetscFunctionBegin;
   PetscCall(MatAIJHybridGetContext(A, &ctx));
   keep = ctx->set;
-  PetscCall((*ctx->parentops.transpose)(A, reuse, B));
+  PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQAIJHYBRID, &seq));
+  if (seq && reuse == MAT_INITIAL_MATRIX) PetscCall(MatAIJHybridTransposeSeq(A, B));
+  else PetscCall((*ctx->parentops.transpose)(A, reuse, B));
   if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatAIJHybridInheritSettings(A, *B));
   if (reuse == MAT_INPLACE_MATRIX) PetscCall(MatAIJHybridTakeSettings(&keep, *B));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -208,8 +212,8 @@ static PetscErrorCode MatView_AIJHybrid(Mat A, PetscViewer viewer)
 
 /*
   The graph a coarsener (GAMG's MIS, MISK, HEM) works on is made by AIJ's creategraph as a matrix of
-  the same type. On one rank it stays ours: the coarseners read it as SeqAIJ (MIS and MISK by base
-  type, HEM by the communicator or by the type name seqaij's layout), and MISK's products on it
+  the same type. On one rank it stays ours: the coarseners read it as SeqAIJ (MIS and MISK by its
+  base type; HEM reads a graph on one rank through SeqAIJ's layout), and MISK's products on it
   (P^T G P of every distance, the aggregates' P R) are then the threaded ones, with the same
   pattern, so the same aggregates. On several ranks some coarseners recognise only the exact type
   name mpiaij (PETSc 3.18's HEM crashes otherwise): hand it back as AIJ there.

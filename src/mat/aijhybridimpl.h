@@ -45,6 +45,7 @@ typedef struct {
 
 PETSC_INTERN PetscLogEvent  MATAIJHYBRID_HaloSetUp;
 PETSC_INTERN PetscErrorCode MatAIJHybridPrepare(Mat, Mat_AIJHybrid *, PetscBool, AIJHybridPrepared *);
+PETSC_INTERN PetscErrorCode MatAIJHybridTransposeSeq(Mat, Mat *);
 PETSC_INTERN PetscErrorCode MatAIJHybridPrepareArrays(Mat, Mat_AIJHybrid *, const AIJHybridPrepared *, AIJHybridArrays *);
 PETSC_INTERN PetscErrorCode MatAIJHybridGetVecArrays(Vec, Vec, Vec, const PetscScalar **, const PetscScalar **, PetscScalar **);
 PETSC_INTERN PetscErrorCode MatAIJHybridRestoreVecArrays(Vec, Vec, Vec, const PetscScalar **, const PetscScalar **, PetscScalar **);

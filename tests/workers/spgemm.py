@@ -79,6 +79,8 @@ PRODUCTS = {
     "ABt": lambda X, Y, Z=None: X.matTransposeMult(Y, Z) if Z is not None else X.matTransposeMult(Y),
     "PtAP": lambda X, Y, Z=None: X.ptap(Y, Z) if Z is not None else X.ptap(Y),
     "RARt": lambda X, Y, Z=None: X.rart(Y, Z) if Z is not None else X.rart(Y),
+    # MatTranspose (its second operand unused): new (on one rank the plugin's threaded transpose) and reused
+    "At": lambda X, Y, Z=None: X.transpose(Z if Z is not None else PETSc.Mat()),
 }
 
 
@@ -96,7 +98,7 @@ def operands(name, M, K, N, **kw):
 
 
 # product -> (first, second) operands
-OPERANDS = {"AB": ("A", "P"), "AtB": ("P", "Bm"), "ABt": ("A", "Q"), "PtAP": ("A", "P"), "RARt": ("A", "R")}
+OPERANDS = {"AB": ("A", "P"), "AtB": ("P", "Bm"), "ABt": ("A", "Q"), "PtAP": ("A", "P"), "RARt": ("A", "R"), "At": ("P", "Bm")}
 
 
 def run_case(name, M, K, N, **kw):
@@ -160,6 +162,28 @@ def t_blockdiag():
 def t_tiny():
     # below the one-thread cutoff
     run_case("tiny", 24, 9, 11, density=3.0)
+
+
+def t_transpose_threaded():
+    # above the one-thread cutoff (the products' 20000): on one rank the transposes are the threads' (src/mat/transpose.c)
+    Ta = C.Case("transpose", 9000, 7000, 77, density=4.0, empty=0.1, rpat="zero_middle").create("aij")
+    Th = Ta.convert("aijhybrid", PETSc.Mat())
+    ph.set_partition_type(Th, "optimal")
+    Ra = Ta.transpose(PETSc.Mat())
+    for t in (1, 2, 3, 4):
+        ph.set_num_threads(Th, t)
+        Rh = Th.transpose(PETSc.Mat())
+        what = "transpose with %d threads" % t
+        is_hyb(Rh, what)
+        assert ph.get_num_threads(Rh) == t and ph.get_partition_type(Rh) == "optimal", "%s: settings not inherited" % what
+        assert Rh.getSize() == Ra.getSize() and Rh.getLocalSize() == Ra.getLocalSize(), what + ": sizes"
+        ih, jh, vh = csr(Rh)
+        ia, ja, va = csr(Ra)
+        same = np.array_equal(ih, ia) and np.array_equal(jh, ja) and np.array_equal(vh, va)
+        assert C.allok(same), what + ": differs from aij's bitwise"
+        Rh.destroy()
+    for M in (Ta, Th, Ra):
+        M.destroy()
 
 
 def poisson(n, mtype):
@@ -262,6 +286,7 @@ for name, fn in [
     ("rectangular_empty", t_rectangular_empty),
     ("blockdiag", t_blockdiag),
     ("tiny", t_tiny),
+    ("transpose_threaded", t_transpose_threaded),
     ("gamg", t_gamg),
     ("pcmg_galerkin", t_pcmg_galerkin),
 ]:
