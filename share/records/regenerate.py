@@ -180,7 +180,10 @@ def ensure_petsc(prefix, version):
     """PETSc (and petsc4py) from PyPI's source in prefix, built if missing (share/build-petsc.sh)"""
     if Path(prefix, "lib", "petsc", "conf", "petscvariables").exists() and Path(prefix, "lib", "python3", "dist-packages", "petsc4py").exists():
         return 0
-    rc, _, _ = run_logged("build-petsc-%s" % (version or "latest"), ["nice", "-n", "15", "bash", "share/build-petsc.sh", prefix] + ([version] if version else []))
+    # without the Debian PETSc's PETSC_DIR/PETSC_ARCH that make exports: PETSc's configure refuses a
+    # PETSC_DIR other than its own source tree
+    cmd = ["env", "-u", "PETSC_DIR", "-u", "PETSC_ARCH", "nice", "-n", "15", "bash", "share/build-petsc.sh", prefix]
+    rc, _, _ = run_logged("build-petsc-%s" % (version or "latest"), cmd + ([version] if version else []))
     return rc
 
 
