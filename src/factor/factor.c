@@ -954,9 +954,8 @@ static PetscErrorCode FactorBlocksSetUp(Mat_AIJHybridFactor *ctx, Mat A, IS row,
   { /* for the kernels: B's diagonal positions, the inverse of the column ordering (ICC: of the ordering) */
     const PetscInt *Bi, *Bj;
     PetscBool       identity;
-    IS              c = col ? *bcol : *brow, cinv;
-
-    PetscInt missing = 0, *bd;
+    IS              c       = col ? *bcol : *brow, cinv;
+    PetscInt        missing = 0, *bd;
 
     PetscCall(MatSeqAIJGetCSRAndMemType(ctx->B, &Bi, &Bj, NULL, NULL));
     PetscCall(PetscMalloc1(n, &ctx->badiag));
