@@ -3,7 +3,7 @@
 - tests/unit/test_csrentry.c: the entry-wise kernels (scale, axpy on same, subset and union
   patterns, diagonal scaling, the diagonal) against plain references, bitwise, over random row splits;
 - tests/workers/setupops.py at 1, 2, 4 ranks and 1 to 3 threads: MatAXPY (each MatStructure),
-  MatAYPX, MatScale, MatDiagonalScale, MatGetDiagonal of aijhybrid bit for bit equal to aij's from
+  MatAYPX, MatAXPY and MatCopy from an aij matrix, MatScale, MatDiagonalScale, MatGetDiagonal of aijhybrid bit for bit equal to aij's from
   the same input, the result still aijhybrid; an mpiaijhybrid matrix builds its halo exchange at its
   first product, not at assembly; a CG + GAMG hierarchy of aijhybrid equal to aij's.
 """
@@ -16,7 +16,7 @@ import pytest
 import mpirun
 from conftest import RANKS, THREADS, cached_worker
 
-CHECKS = ["scale", "diagonal_scale", "get_diagonal", "axpy_same", "axpy_subset", "axpy_different", "lazy_halo", "gamg_hierarchy"]
+CHECKS = ["scale", "diagonal_scale", "get_diagonal", "axpy_same", "axpy_subset", "axpy_different", "axpy_other_type", "lazy_halo", "gamg_hierarchy"]
 
 
 def test_entry_kernels():

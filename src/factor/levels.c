@@ -155,13 +155,13 @@ PetscErrorCode AIJHybridLevelsBlocks(PetscInt n, const PetscInt start[], const P
           }
         }
     }
-    for (PetscInt b = 0; b < nblocks; b++) {
-      const PetscInt i = bad[2 * b], d = bad[2 * b + 1];
+    PetscInt b = 0, i, d;
 
-      if (i >= 0) PetscCall(PetscFree(bad));
-      PetscCheck(i < 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Row %" PetscInt_FMT " of block %" PetscInt_FMT " of a %s solve depends on row %" PetscInt_FMT, i, b, forward ? "forward" : "backward", d);
-    }
+    while (b < nblocks && bad[2 * b] < 0) b++; /* the first block with a bad row */
+    i = b < nblocks ? bad[2 * b] : -1;
+    d = b < nblocks ? bad[2 * b + 1] : -1;
     PetscCall(PetscFree(bad));
+    PetscCheck(i < 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Row %" PetscInt_FMT " of block %" PetscInt_FMT " of a %s solve depends on row %" PetscInt_FMT, i, b, forward ? "forward" : "backward", d);
   }
   lv->n        = n;
   lv->nthreads = nblocks;

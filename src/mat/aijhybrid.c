@@ -14,6 +14,7 @@
 static PetscErrorCode MatConvert_AIJ_AIJHybrid(Mat, MatType, MatReuse, Mat *);
 static PetscErrorCode MatConvert_AIJHybrid_AIJ(Mat, MatType, MatReuse, Mat *);
 static PetscErrorCode MatAIJHybridStrip(Mat);
+static PetscErrorCode MatDestroy_AIJHybrid(Mat);
 
 /* ours: A is seqaijhybrid or mpiaijhybrid */
 static PetscErrorCode MatAIJHybridIsType(Mat A, PetscBool *ours)
@@ -132,8 +133,9 @@ static PetscErrorCode MatCreateSubMatrices_AIJHybrid(Mat A, PetscInt n, const IS
 
 /*
   MatDestroySubMatrices() of sub-matrices that are ours: SeqAIJ's implementation (which MPIAIJ's
-  sub-matrices need, to free what a reuse keeps) destroys them without calling their destroy
-  operation, so the layer of each one about to be destroyed is stripped first
+  sub-matrices need, to free what a reuse keeps) destroys them through the destroy operation they
+  had when AIJ made them, not their current one, so the layer of each one about to be destroyed
+  is stripped first where AIJ would not call it
 */
 static PetscErrorCode MatDestroySubMatrices_AIJHybrid(PetscInt n, Mat *mat[])
 {
@@ -149,7 +151,9 @@ static PetscErrorCode MatDestroySubMatrices_AIJHybrid(PetscInt n, Mat *mat[])
 
     if (!C || ((PetscObject)C)->refct > 1) continue; /* still referenced elsewhere: destroyed later through its destroy operation */
     PetscCall(MatAIJHybridIsType(C, &ours));
-    if (ours) PetscCall(MatAIJHybridStrip(C));
+    /* made of our type by AIJ (the type of MPIAIJ's diagonal block can be ours), AIJ wrapped our
+       destroy and calls it; converted after AIJ made it, our destroy is outermost and not called */
+    if (ours && C->ops->destroy == MatDestroy_AIJHybrid) PetscCall(MatAIJHybridStrip(C));
   }
   if (destroysubmatrices) PetscCall((*destroysubmatrices)(n, mat));
   else PetscCall(MatDestroyMatrices(n, mat));
@@ -268,6 +272,7 @@ PetscErrorCode MatAIJHybridForgetComposed(Mat F)
     PetscCall(PetscObjectComposeFunction((PetscObject)F, info->from_base, NULL));
   }
   PetscCall(PetscObjectComposeFunction((PetscObject)F, "MatProductSetFromOptions_anytype_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)F, "MatAXPYGetPreallocation_C", NULL));
   PetscCall(MatAIJHybridComposeSettings(F, PETSC_FALSE));
   PetscCall(MatAIJHybridComposeDiagnostics(F, PETSC_FALSE));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -316,6 +321,7 @@ static PetscErrorCode MatAIJHybridStrip(Mat B)
   PetscCall(PetscObjectComposeFunction((PetscObject)B, info->to_base, NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, info->from_base, NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_anytype_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatAXPYGetPreallocation_C", NULL));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, info->base));
   PetscCall(PetscStrcmp(B->defaultvectype, VECHYBRID, &hybrid));
   if (hybrid) PetscCall(MatSetVecType(B, VECSTANDARD));
@@ -373,6 +379,16 @@ static PetscErrorCode MatAXPY_AIJHybrid_KeepSettings(Mat Y, PetscScalar a, Mat X
   keep = ctx->set;
   PetscCall(MatAXPY_AIJHybrid(Y, a, X, str));
   if (str != SAME_NONZERO_PATTERN) PetscCall(MatAIJHybridTakeSettings(&keep, Y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* "MatAXPYGetPreallocation_C": the sum PETSc's MatAXPY_Basic() makes for an X of another type
+   (src/mat/axpy.c), with Y's settings, which it keeps when its data is put into Y */
+static PetscErrorCode MatAXPYGetPreallocation_AIJHybrid_KeepSettings(Mat Y, Mat X, Mat *B)
+{
+  PetscFunctionBegin;
+  PetscCall(MatAXPYGetPreallocation_AIJHybrid(Y, X, B));
+  PetscCall(MatAIJHybridInheritSettings(Y, *B));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -464,6 +480,7 @@ static PetscErrorCode MatConvert_AIJ_AIJHybrid(Mat A, MatType type, MatReuse reu
   PetscCall(PetscObjectComposeFunction((PetscObject)B, info->to_base, MatConvert_AIJHybrid_AIJ));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, info->from_base, MatConvert_AIJ_AIJHybrid));
   PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_anytype_C", MatProductSetFromOptions_AIJHybrid_Anytype));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatAXPYGetPreallocation_C", MatAXPYGetPreallocation_AIJHybrid_KeepSettings));
   PetscCall(MatAIJHybridComposeSettings(B, PETSC_TRUE));
   PetscCall(MatAIJHybridComposeDiagnostics(B, PETSC_TRUE));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, info->type));

@@ -60,6 +60,7 @@ PETSC_INTERN PetscErrorCode MatCreateVecs_AIJHybrid(Mat, Vec *, Vec *);
 PETSC_INTERN PetscErrorCode MatZeroRows_AIJHybrid(Mat, PetscInt, const PetscInt[], PetscScalar, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatProductSetFromOptions_AIJHybrid_Anytype(Mat);
 PETSC_INTERN PetscErrorCode MatAXPY_AIJHybrid(Mat, PetscScalar, Mat, MatStructure);
+PETSC_INTERN PetscErrorCode MatAXPYGetPreallocation_AIJHybrid(Mat, Mat, Mat *);
 PETSC_INTERN PetscErrorCode MatScale_AIJHybrid(Mat, PetscScalar);
 PETSC_INTERN PetscErrorCode MatDiagonalScale_AIJHybrid(Mat, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatGetDiagonal_AIJHybrid(Mat, Vec);

@@ -12,6 +12,9 @@
                              AIJ's MatHeaderMerge() of a freshly filled matrix does; UNKNOWN with
                              equal patterns is SAME, as for SeqAIJ. mpiaijhybrid: AIJ's own.
 
+   X of another type (aij): PETSc's MatAXPY_Basic(), whose sum MatAXPYGetPreallocation_AIJHybrid()
+   preallocates entry by entry as AIJ does (composed as "MatAXPYGetPreallocation_C").
+
    The off-diagonal blocks of two mpiaij matrices number their ghost columns each by its own
    (sorted) ghost list: X's are renamed into Y's before the merge.
 */
@@ -280,5 +283,74 @@ PetscErrorCode MatAXPY_AIJHybrid(Mat Y, PetscScalar a, Mat X, MatStructure str)
     PetscCall(AXPYSubset(ctx, Y, a, X, &done));
     if (!done) PetscCall((*ctx->parentops.axpy)(Y, a, X, str));
   } else PetscCall(AXPYUnion(ctx, Y, a, X));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* buf holds at least n integers (its contents not kept) */
+static PetscErrorCode IntsEnsure(PetscInt **buf, PetscInt *cap, PetscInt n)
+{
+  PetscFunctionBegin;
+  if (n > *cap) {
+    *cap = PetscMax(n, 2 * *cap);
+    PetscCall(PetscFree(*buf));
+    PetscCall(PetscMalloc1(*cap, buf));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  MatAXPYGetPreallocation_AIJHybrid - B for MatAXPY(Y, a, X, DIFFERENT_NONZERO_PATTERN) when X is of
+  another type than Y (an aij matrix, say): PETSc's MatAXPY_Basic() fills B, made here of Y's type
+  and preallocated with the union of each row of Y and X, entry by entry as AIJ's MatAXPY() does for
+  two AIJ matrices (PETSc's general preallocator would count whole blocks of Y's block size).
+  Through the public row access, on one thread, as MatAXPY_Basic() then is.
+*/
+PetscErrorCode MatAXPYGetPreallocation_AIJHybrid(Mat Y, Mat X, Mat *B)
+{
+  PetscInt rstart, rend, cstart, cend, m, xcap = 0, ycap = 0, *dnnz, *onnz, *xs = NULL, *ys = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetOwnershipRange(Y, &rstart, &rend));
+  PetscCall(MatGetOwnershipRangeColumn(Y, &cstart, &cend));
+  m = rend - rstart;
+  PetscCall(PetscCalloc2(m, &dnnz, m, &onnz));
+  PetscCall(MatGetRowUpperTriangular(X));
+  for (PetscInt r = rstart; r < rend; r++) {
+    const PetscInt *cols;
+    PetscInt        nx, ny, p = 0, q = 0;
+
+    /* each row copied: one row of a matrix may be got at a time; restoring it zeroes the count */
+    PetscCall(MatGetRow(X, r, &nx, &cols, NULL));
+    PetscCall(IntsEnsure(&xs, &xcap, nx));
+    PetscCall(PetscArraycpy(xs, cols, nx));
+    PetscCall(MatRestoreRow(X, r, NULL, &cols, NULL));
+    PetscCall(MatGetRow(Y, r, &ny, &cols, NULL));
+    PetscCall(IntsEnsure(&ys, &ycap, ny));
+    PetscCall(PetscArraycpy(ys, cols, ny));
+    PetscCall(MatRestoreRow(Y, r, NULL, &cols, NULL));
+    PetscCall(PetscSortInt(nx, xs));
+    PetscCall(PetscSortInt(ny, ys));
+    while (p < nx || q < ny) { /* the union of two increasing lists */
+      PetscInt c;
+
+      if (q == ny || (p < nx && xs[p] < ys[q])) c = xs[p++];
+      else if (p == nx || ys[q] < xs[p]) c = ys[q++];
+      else {
+        c = xs[p++];
+        q++;
+      }
+      if (c >= cstart && c < cend) dnnz[r - rstart]++;
+      else onnz[r - rstart]++;
+    }
+  }
+  PetscCall(MatRestoreRowUpperTriangular(X));
+  PetscCall(PetscFree(xs));
+  PetscCall(PetscFree(ys));
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)Y), B));
+  PetscCall(MatSetType(*B, ((PetscObject)Y)->type_name)); /* before the layouts: no default preallocation */
+  PetscCall(MatSetLayouts(*B, Y->rmap, Y->cmap));
+  PetscCall(MatSeqAIJSetPreallocation(*B, 0, dnnz));
+  PetscCall(MatMPIAIJSetPreallocation(*B, 0, dnnz, 0, onnz));
+  PetscCall(PetscFree2(dnnz, onnz));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -281,7 +281,7 @@ static PetscErrorCode MatProductNumeric_SeqAIJHybrid(Mat C)
   if (product->type == MATPRODUCT_ABt || product->type == MATPRODUCT_PtAP || product->type == MATPRODUCT_RARt) T = B;
   if (T) {
     PetscCall(SeqView(T, &vT, &nzT));
-    PetscCall(AIJHybridTransposeRun(&d->tr, vT.a, NULL));
+    PetscCall(AIJHybridTransposeRun(&d->tr, vT.a, NULL, NULL));
   }
   if (product->type == MATPRODUCT_PtAP || product->type == MATPRODUCT_RARt) {
     AIJHybridCSROut xout = {d->first.ci, d->first.cj, d->first.ncols, d->xa, NULL, d->first.ci, NULL};
@@ -351,16 +351,16 @@ static PetscErrorCode MatProductSymbolic_SeqAIJHybrid(Mat C)
     n = B->cmap->n;
     break;
   case MATPRODUCT_AtB:
-    PetscCall(AIJHybridTransposeSymbolic(&d->tr, &va, A->rmap->n, A->cmap->n, nzA, nzA, T));
-    if (values) PetscCall(AIJHybridTransposeRun(&d->tr, va.a, NULL));
+    PetscCall(AIJHybridTransposeSymbolic(&d->tr, &va, A->rmap->n, A->cmap->n, nzA, nzA, T, PETSC_TRUE));
+    if (values) PetscCall(AIJHybridTransposeRun(&d->tr, va.a, NULL, NULL));
     m = A->cmap->n;
     n = B->cmap->n;
     break;
   case MATPRODUCT_ABt:
   case MATPRODUCT_PtAP:
   case MATPRODUCT_RARt:
-    PetscCall(AIJHybridTransposeSymbolic(&d->tr, &vb, B->rmap->n, B->cmap->n, nzB, nzB, T));
-    if (values) PetscCall(AIJHybridTransposeRun(&d->tr, vb.a, NULL));
+    PetscCall(AIJHybridTransposeSymbolic(&d->tr, &vb, B->rmap->n, B->cmap->n, nzB, nzB, T, PETSC_TRUE));
+    if (values) PetscCall(AIJHybridTransposeRun(&d->tr, vb.a, NULL, NULL));
     m = type == MATPRODUCT_ABt ? A->rmap->n : (type == MATPRODUCT_PtAP ? B->cmap->n : B->rmap->n);
     n = type == MATPRODUCT_ABt ? B->rmap->n : m;
     break;
@@ -388,11 +388,19 @@ static PetscErrorCode MatProductSymbolic_SeqAIJHybrid(Mat C)
 
 /* ------------------------------------------------------------------------------------------ */
 
+/* MAT_FORCE_DIAGONAL_ENTRIES set on C: PETSc's AB and AtB (all their algorithms) then allocate the
+   missing diagonal entries of C, which the plugin's patterns do not: such products are PETSc's */
+static PetscBool ProductForcesDiagonal(Mat C)
+{
+  return (PetscBool)(C->force_diagonals && (C->product->type == MATPRODUCT_AB || C->product->type == MATPRODUCT_AtB));
+}
+
 static PetscErrorCode MatProductSymbolic_AIJHybrid(Mat C)
 {
   Mat_AIJHybrid *ctx;
 
   PetscFunctionBegin;
+  PetscCheck(!ProductForcesDiagonal(C), PetscObjectComm((PetscObject)C), PETSC_ERR_SUP, "MAT_FORCE_DIAGONAL_ENTRIES set after MatProductSetFromOptions(): set it before, or choose one of PETSc's algorithms, to have the diagonal entries allocated");
   PetscCall(MatAIJHybridGetContext(C->product->A, &ctx));
   if (ctx->info->mpi) PetscCall(MatProductSymbolic_MPIAIJHybrid(C));
   else PetscCall(MatProductSymbolic_SeqAIJHybrid(C));
@@ -412,6 +420,7 @@ PetscErrorCode MatProductSetFromOptions_AIJHybrid(Mat C)
 
   PetscFunctionBegin;
   supported = (PetscBool)(!C->structure_only && (product->type == MATPRODUCT_AB || product->type == MATPRODUCT_AtB || product->type == MATPRODUCT_ABt || product->type == MATPRODUCT_PtAP || product->type == MATPRODUCT_RARt));
+  if (ProductForcesDiagonal(C)) supported = PETSC_FALSE;
   PetscCall(PetscObjectTypeCompare((PetscObject)B, ((PetscObject)A)->type_name, &same));
   if (!same) { /* a seqaijhybrid with an mpiaijhybrid operand: what PETSc does for different types */
     PetscCall(MatProductSetFromOptions_AIJHybrid_Anytype(C));

@@ -319,7 +319,7 @@ static PetscErrorCode AtBCoreSymbolic(AtBCore *c, Mat A, const CompactRows *X, P
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(MPIView(A, &va, &nzd, &nzo, &garrayA, &ngA));
-  PetscCall(AIJHybridTransposeSymbolic(&c->ta, &va, A->rmap->n, n + ngA, nzd, nzd + nzo, T));
+  PetscCall(AIJHybridTransposeSymbolic(&c->ta, &va, A->rmap->n, n + ngA, nzd, nzd + nzo, T, PETSC_TRUE));
   CompactView(X, &vx);
   TransposeRowsView(&c->ta, 0, &vown);
   TransposeRowsView(&c->ta, n, &vrem);
@@ -452,7 +452,7 @@ static PetscErrorCode AtBCoreNumeric(AtBCore *c, Mat A, const CompactRows *X, Pe
   PetscFunctionBegin;
   PetscCall(MPIView(A, &va, &nzd, &nzo, &garrayA, &ngA));
   PetscCheck(nzd + nzo == c->ta.nz && n + ngA == c->ta.n, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The nonzero pattern of an operand changed since the symbolic phase of its product");
-  PetscCall(AIJHybridTransposeRun(&c->ta, va.a, va.oa));
+  PetscCall(AIJHybridTransposeRun(&c->ta, va.a, va.oa, NULL));
   CompactView(X, &vx);
   TransposeRowsView(&c->ta, 0, &vown);
   TransposeRowsView(&c->ta, n, &vrem);

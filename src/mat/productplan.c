@@ -326,9 +326,10 @@ PetscErrorCode AIJHybridTransposeDestroy(AIJHybridTransposePlan *t)
 
 /*
   AIJHybridTransposeSymbolic - the pattern of A^T for the m x n matrix A (nz entries, nz0 of them
-  in block 0) on at most T threads; the values follow with AIJHybridTransposeRun()
+  in block 0) on at most T threads; the values follow with AIJHybridTransposeRun(), into tp->tv if
+  keep (the products' operands) or into the caller's array
 */
-PetscErrorCode AIJHybridTransposeSymbolic(AIJHybridTransposePlan *tp, const AIJHybridCSR *A, PetscInt m, PetscInt n, PetscInt nz0, PetscInt nz, PetscInt T)
+PetscErrorCode AIJHybridTransposeSymbolic(AIJHybridTransposePlan *tp, const AIJHybridCSR *A, PetscInt m, PetscInt n, PetscInt nz0, PetscInt nz, PetscInt T, PetscBool keep)
 {
   PetscInt *cnt, **cntp, *total, *rb, *cb;
   PetscInt *ti, *tj, *perm;
@@ -343,7 +344,7 @@ PetscErrorCode AIJHybridTransposeSymbolic(AIJHybridTransposePlan *tp, const AIJH
   tp->nz0 = nz0;
   tp->T   = T;
   PetscCall(PetscMalloc3(n + 1, &tp->ti, nz + 1, &tp->tj, nz + 1, &tp->perm));
-  PetscCall(PetscMalloc1(nz + 1, &tp->tv));
+  if (keep) PetscCall(PetscMalloc1(nz + 1, &tp->tv));
   PetscCall(PetscMalloc5((size_t)T * n + 1, &cnt, T, &cntp, n + 1, &total, T + 1, &rb, T + 1, &cb));
   for (PetscInt t = 0; t < T; t++) cntp[t] = cnt + (size_t)t * n;
   PetscCall(AIJHybridPartitionRows(m, T, rb));
@@ -371,14 +372,16 @@ PetscErrorCode AIJHybridTransposeSymbolic(AIJHybridTransposePlan *tp, const AIJH
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* AIJHybridTransposeRun - the values of A^T (block 0's values a0, block 1's a1) into tp->tv */
-PetscErrorCode AIJHybridTransposeRun(AIJHybridTransposePlan *tp, const PetscScalar *a0, const PetscScalar *a1)
+/* AIJHybridTransposeRun - the values of A^T (block 0's values a0, block 1's a1) into tv (NULL: the
+   plan's tp->tv), in A^T's row order */
+PetscErrorCode AIJHybridTransposeRun(AIJHybridTransposePlan *tp, const PetscScalar *a0, const PetscScalar *a1, PetscScalar *tv)
 {
   const PetscInt  T = tp->T, nz = tp->nz, nz0 = tp->nz0;
   const PetscInt *perm = tp->perm;
-  PetscScalar    *tv   = tp->tv;
 
   PetscFunctionBegin;
+  if (!tv) tv = tp->tv;
+  PetscCheck(tv || !nz, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "The transpose plan keeps no values: give an array");
   PetscCall(PetscLogEventBegin(MATAIJHYBRID_ProdTranspose, 0, 0, 0, 0));
 #pragma omp parallel num_threads(T)
   {

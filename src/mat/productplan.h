@@ -55,7 +55,7 @@ typedef struct {
   PetscInt     m, n, nz, nz0; /* rows, columns, entries of A, entries of its block 0 */
   PetscInt     T;
   PetscInt    *ti, *tj, *perm;
-  PetscScalar *tv;
+  PetscScalar *tv; /* its values, kept by the plan (NULL when made without) */
 } AIJHybridTransposePlan;
 
 PETSC_INTERN PetscInt       AIJHybridProductThreads(PetscInt, PetscLogDouble);
@@ -65,8 +65,8 @@ PETSC_INTERN PetscErrorCode AIJHybridSpGEMMSymbolic(AIJHybridSpGEMM *, PetscInt,
 PETSC_INTERN PetscErrorCode AIJHybridSpGEMMGather(AIJHybridSpGEMM *, PetscInt *, PetscScalar *);
 PETSC_INTERN PetscErrorCode AIJHybridSpGEMMRun(const AIJHybridSpGEMM *, const AIJHybridCSR *, const AIJHybridCSR *, const AIJHybridCSROut *, AIJHybridProductWork *);
 PETSC_INTERN PetscErrorCode AIJHybridSpGEMMDestroy(AIJHybridSpGEMM *);
-PETSC_INTERN PetscErrorCode AIJHybridTransposeSymbolic(AIJHybridTransposePlan *, const AIJHybridCSR *, PetscInt, PetscInt, PetscInt, PetscInt, PetscInt);
-PETSC_INTERN PetscErrorCode AIJHybridTransposeRun(AIJHybridTransposePlan *, const PetscScalar *, const PetscScalar *);
+PETSC_INTERN PetscErrorCode AIJHybridTransposeSymbolic(AIJHybridTransposePlan *, const AIJHybridCSR *, PetscInt, PetscInt, PetscInt, PetscInt, PetscInt, PetscBool);
+PETSC_INTERN PetscErrorCode AIJHybridTransposeRun(AIJHybridTransposePlan *, const PetscScalar *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode AIJHybridTransposeDestroy(AIJHybridTransposePlan *);
 
 #endif

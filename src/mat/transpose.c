@@ -10,7 +10,6 @@
    indices, the value array) as a matrix of A's type; the caller gives it A's settings.
 */
 #include "matproduct.h"
-#include "../threads/threads.h"
 
 PetscErrorCode MatAIJHybridTransposeSeq(Mat A, Mat *B)
 {
@@ -29,8 +28,7 @@ PetscErrorCode MatAIJHybridTransposeSeq(Mat A, Mat *B)
   nz   = m ? ai[m] : 0;
   va.i = ai;
   va.j = aj;
-  PetscCall(AIJHybridTransposeSymbolic(&tp, &va, m, n, nz, nz, T));
-  T = tp.T;
+  PetscCall(AIJHybridTransposeSymbolic(&tp, &va, m, n, nz, nz, T, PETSC_FALSE));
   PetscCall(MatCreate(PETSC_COMM_SELF, &C));
   PetscCall(MatSetSizes(C, n, m, n, m));
   PetscCall(MatSetBlockSizes(C, PetscAbs(A->cmap->bs), PetscAbs(A->rmap->bs)));
@@ -41,12 +39,7 @@ PetscErrorCode MatAIJHybridTransposeSeq(Mat A, Mat *B)
   PetscCall(PetscFree(nnz));
   PetscCall(MatSeqAIJSetColumnIndices(C, tp.tj));
   PetscCall(MatSeqAIJGetArrayWrite(C, &ba));
-#pragma omp parallel num_threads(T)
-  {
-    const PetscInt nth = omp_get_num_threads(), tid = omp_get_thread_num();
-
-    AIJHybridTransposeGather(nz / nth * tid + PetscMin(tid, nz % nth), nz / nth * (tid + 1) + PetscMin(tid + 1, nz % nth), tp.perm, nz, aa, NULL, ba);
-  }
+  PetscCall(AIJHybridTransposeRun(&tp, aa, NULL, ba));
   PetscCall(MatSeqAIJRestoreArrayWrite(C, &ba));
   PetscCall(AIJHybridTransposeDestroy(&tp));
   PetscCall(MatAssemblyBegin(C, MAT_FINAL_ASSEMBLY));

@@ -10,6 +10,8 @@
      - PETSc's algorithms on request: MatProductSetAlgorithm() with one of PETSc's names, the options
        -mat_product_algorithm and -matptap_via / -matmatmult_via, and "aijhybrid" asked for by name;
      - mixed operands (aijhybrid with aij): PETSc's implementation, same values;
+     - MAT_FORCE_DIAGONAL_ENTRIES on AB and AtB: the diagonal allocated as aij's (PETSc's
+       implementation), the option set after MatProductSetFromOptions() refused;
      - MatProductClear(): the result stays a usable matrix.
    Values are compared with a relative tolerance of 1e-12 (max norm of the difference over the
    reference's). Prints "matproduct_api: N checks passed"; fails with a PETSc error otherwise.
@@ -147,6 +149,26 @@ static PetscErrorCode Reference(MatProductType type, Mat A, Mat B, Mat *C)
   default:
     break;
   }
+  PetscFunctionReturn(0);
+}
+
+/* PETSc's mat/tests/ex81 matrix: tridiagonal of n rows with an empty row and column 0, so that its
+   products lack the diagonal entry (0,0) */
+static PetscErrorCode EmptyFirst(MPI_Comm comm, PetscInt n, MatType type, Mat *A)
+{
+  PetscInt rs, re;
+
+  PetscFunctionBegin;
+  PetscCall(MatCreate(comm, A));
+  PetscCall(MatSetSizes(*A, PETSC_DECIDE, PETSC_DECIDE, n, n));
+  PetscCall(MatSetType(*A, type));
+  PetscCall(MatSeqAIJSetPreallocation(*A, 3, NULL));
+  PetscCall(MatMPIAIJSetPreallocation(*A, 3, NULL, 2, NULL));
+  PetscCall(MatGetOwnershipRange(*A, &rs, &re));
+  for (PetscInt i = PetscMax(rs, 1); i < re; i++)
+    for (PetscInt j = PetscMax(i - 1, 1); j <= PetscMin(i + 1, n - 1); j++) PetscCall(MatSetValue(*A, i, j, i == j ? 2.0 : -1.0 - 0.01 * (PetscReal)i, INSERT_VALUES));
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
   PetscFunctionReturn(0);
 }
 
@@ -312,6 +334,48 @@ int main(int argc, char **argv)
   PetscCall(MatDestroy(&Bh));
   PetscCall(MatDestroy(&Cref));
   PetscCall(PetscPrintf(comm, "matproduct_api: mixed operands through PETSc's implementations\n"));
+
+  /* MAT_FORCE_DIAGONAL_ENTRIES on the product (PETSc's mat/tests/ex81): AB and AtB allocate the
+     missing diagonal as aij's do (PETSc's implementation); set too late, the plugin's refuses it */
+  {
+    Mat            Ea, Eh;
+    MatProductType ftypes[] = {MATPRODUCT_AB, MATPRODUCT_AtB};
+    PetscErrorCode ierr;
+
+    PetscCall(EmptyFirst(comm, 40, MATAIJ, &Ea));
+    PetscCall(MatConvert(Ea, MATAIJHYBRID, MAT_INITIAL_MATRIX, &Eh));
+    for (PetscInt k = 0; k < 2; k++) {
+      Mat X[2] = {Ea, Eh}, R[2];
+
+      for (PetscInt t = 0; t < 2; t++) {
+        PetscCall(MatProductCreate(X[t], X[t], NULL, &R[t]));
+        PetscCall(MatProductSetType(R[t], ftypes[k]));
+        PetscCall(MatSetOption(R[t], MAT_FORCE_DIAGONAL_ENTRIES, PETSC_TRUE));
+        PetscCall(MatProductSetFromOptions(R[t]));
+        PetscCall(MatProductSymbolic(R[t]));
+        PetscCall(MatProductNumeric(R[t]));
+        PetscCall(MatSetOption(R[t], MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE));
+        PetscCall(MatShift(R[t], 100.0)); /* fails if an entry of the diagonal is missing */
+      }
+      PetscCall(PetscSNPrintf(what, sizeof(what), "MAT_FORCE_DIAGONAL_ENTRIES %s", MatProductTypes[ftypes[k]]));
+      PetscCall(SameProduct(R[1], R[0], what));
+      PetscCall(MatDestroy(&R[0]));
+      PetscCall(MatDestroy(&R[1]));
+    }
+    PetscCall(MatProductCreate(Eh, Eh, NULL, &C));
+    PetscCall(MatProductSetType(C, MATPRODUCT_AB));
+    PetscCall(MatProductSetFromOptions(C));
+    PetscCall(IsAlgorithm(C, MATPRODUCTALGORITHMAIJHYBRID, "AB without MAT_FORCE_DIAGONAL_ENTRIES"));
+    PetscCall(MatSetOption(C, MAT_FORCE_DIAGONAL_ENTRIES, PETSC_TRUE));
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    ierr = MatProductSymbolic(C);
+    PetscCall(PetscPopErrorHandler());
+    CHECK(ierr == PETSC_ERR_SUP, "MAT_FORCE_DIAGONAL_ENTRIES after MatProductSetFromOptions(): error %d, expected %d", (int)ierr, (int)PETSC_ERR_SUP);
+    PetscCall(MatDestroy(&C));
+    PetscCall(MatDestroy(&Ea));
+    PetscCall(MatDestroy(&Eh));
+  }
+  PetscCall(PetscPrintf(comm, "matproduct_api: MAT_FORCE_DIAGONAL_ENTRIES as aij\n"));
 
   PetscCall(MatDestroy(&Aa));
   PetscCall(MatDestroy(&Ah));

@@ -245,6 +245,46 @@ def t_axpy_different():
             same_csr(Yh, Ya, "%s: A + A^T" % c.name)
 
 
+def t_axpy_other_type():
+    """Y aijhybrid + a X with X aij (another type: PETSc's MatAXPY_Basic() fills the matrix that the
+    plugin's MatAXPYGetPreallocation_C preallocates) and MatCopy() with another pattern, at block
+    size 1 and 2: pattern, bits and allocation as aij + aij, the result aijhybrid"""
+    for c in cases():
+        other = other_case(c)
+        for a in (1.0, 0.25):
+            Ya, Yh = pair(c)
+            Xa = other.create("aij")
+            Ya.axpy(a, Xa, S.DIFFERENT_NONZERO_PATTERN)
+            Yh.axpy(a, Xa, S.DIFFERENT_NONZERO_PATTERN)
+            same_csr(Yh, Ya, "%s: aijhybrid + aij, a=%g" % (c.name, a))
+            hyb(Yh, "aijhybrid + aij")
+            alloc = (Yh.getInfo()["nz_allocated"], Ya.getInfo()["nz_allocated"])
+            assert C.allok(alloc[0] == alloc[1]), "%s: aijhybrid + aij allocates %d entries, aij + aij %d" % (c.name, alloc[0], alloc[1])
+    # the tridiagonal matrix of PETSc's mat/tests/ex37 at block size 2: copied with another pattern
+    n = 10 * C.size()
+    for bs in (1, 2):
+        made = {}
+        for t in ("aij", "aijhybrid"):
+            A = PETSc.Mat().create(comm=PETSc.COMM_WORLD)
+            A.setSizes((n, n), bsize=bs)
+            A.setType(t)
+            A.setPreallocationNNZ((3, 3))
+            r0, r1 = A.getOwnershipRange()
+            for i in range(r0, r1):
+                for j in (i - 1, i, i + 1):
+                    if 0 <= j < n:
+                        A.setValue(i, j, 2.0 if i == j else -1.0)
+            A.assemble()
+            made[t] = A
+        src = made["aij"].copy()  # aij, the pattern of both
+        for t, A in made.items():
+            src.copy(A, S.DIFFERENT_NONZERO_PATTERN)
+        same_csr(made["aijhybrid"], made["aij"], "MatCopy(aij, aijhybrid, DIFFERENT) bs %d" % bs)
+        hyb(made["aijhybrid"], "MatCopy into aijhybrid")
+        alloc = [made[t].getInfo()["nz_allocated"] for t in ("aijhybrid", "aij")]
+        assert C.allok(alloc[0] == alloc[1]), "MatCopy(aij, aijhybrid, DIFFERENT) bs %d allocates %d entries, aij %d" % (bs, alloc[0], alloc[1])
+
+
 def t_lazy_halo():
     """an mpiaijhybrid matrix builds its halo exchange at its first use, not at assembly"""
     if C.size() == 1:
@@ -315,6 +355,7 @@ for name, fn in [
     ("axpy_same", t_axpy_same),
     ("axpy_subset", t_axpy_subset),
     ("axpy_different", t_axpy_different),
+    ("axpy_other_type", t_axpy_other_type),
     ("lazy_halo", t_lazy_halo),
     ("gamg_hierarchy", t_gamg_hierarchy),
 ]:
