@@ -143,3 +143,26 @@ def test_stencil_pattern_model_is_exact(rows, size, ppn):
             e[0] += 1
             e[1] += m[2]
         assert pat[kind + "_max_node"] == max(map(tuple, per.values()), key=lambda e: (e[1], e[0]), default=(0, 0))
+
+
+def test_model_rendezvous_waiting_per_connection():
+    """the bytes that wait for a rendezvous clear-to-send: per connection, what both directions' rendezvous
+    messages have in common, half at each end; eager messages and one-way traffic wait for nothing"""
+    big, small = 3 * model.EAGER, 1000
+    row = {"host_of_rank": [0, 0, 1, 1], "plan_hosts": {"a": {"on_bytes": 0, "on_msgs": 0}, "b": {"on_bytes": 0, "on_msgs": 0}},
+           "sf": "basic", "rank_nnz": [1, 1, 1, 1], "rank_rows": [1, 1, 1, 1], "messages": [(0, 2, big), (2, 0, 2 * big), (1, 3, big), (3, 1, small)]}
+    f = model.row_figures(row)
+    common = big * model.F_TCP  # rank pair 0 <-> 2: min(big, 2 big), half at each end; pair 1 <-> 3: the way back is eager
+    assert [w for _, w in f["wire_hosts"]] == pytest.approx([common / 2, common / 2])
+    out0 = 2 * big * model.F_TCP + 2 * model.H_MSG
+    in0 = (2 * big + small) * model.F_TCP + 2 * model.H_MSG
+    assert f["wire_hosts"][0][0] == pytest.approx(max(out0, in0))
+    # nodeaware rows list host pairs: one connection per pair
+    f = model.row_figures(dict(row, sf="nodeaware", messages=[(0, 1, big), (1, 0, big)]))
+    assert [w for _, w in f["wire_hosts"]] == pytest.approx([big * model.F_TCP / 2] * 2)
+    # the prediction: rho of the waiting bytes on the wire, the probe's reductions in CG
+    f["cg_its"] = 2
+    q = {"tau": 0.0, "kappa": 0.0, "L": 0.0, "o": 0.0, "L_s": 0.0, "o_s": 0.0, "B_s": 1e9, "rho": 1.0, "allreduce": {4: 1e-3}}
+    tm, tc = model.predict_here(f, q, 1e6)
+    assert tm == pytest.approx((big * model.F_TCP + model.H_MSG + big * model.F_TCP / 2) / 1e6)
+    assert tc == pytest.approx(2 * (tm + 3e-3) + 2e-3)

@@ -51,7 +51,7 @@ def render_times(d, head):
     if "error" in r or not m or "error" in m:
         return head + "\n\nNo model in this record: %s" % (r.get("error") or m.get("error") or "not fitted")
     lines = [head, "", "Medians of %s interleaved rounds (variants alternated A B C D D C B A); the hosts share this machine's cores, which other jobs shared too (load average %s at the start, %s at the end): "
-             "indicative only. Model: fitted = o, o_s fitted to that row among others; prediction = not used in the fit." % (
+             "indicative only. Model role: fit = the parameters were fitted to that row among others; prediction = the row was not used in the fit." % (
                  r["runs"][0].get("rounds") if r.get("runs") else "-", ", ".join("%.1f" % x for x in r.get("load_average_start", [])), ", ".join("%.1f" % x for x in r.get("load_average_end", []))), "",
              "| run | rate | matrix | variant | MatMult ms | model ms | error | role | CG solve s | model s | error |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for v in m["validation"]:
@@ -65,6 +65,10 @@ def render_times(d, head):
               "and %.3g ms per rank and product (all hosts on this machine's cores); a host's bandwidth %s MB/s (probe, per rate; stated B_s %.3g GB/s)." % (
                   1e3 * q["L"], 1e3 * q["o"], 1e3 * q["L_s"], 1e3 * q["o_s"], 1e9 * q["tau"], 1e3 * q["kappa"],
                   ", ".join("%.3g at %.3g Mbit/s" % (v / 1e6, float(k) / 1e6) for k, v in sorted(q.get("B_all", {}).items(), key=lambda kv: -float(kv[0]))), q["B_s"] / 1e9)]
+    if "rho" in q:
+        lines[-1] += " Rendezvous waiting: %.2f of the bytes both directions of a connection have in common." % q["rho"]
+    if q.get("allreduce"):
+        lines[-1] += " MPI_Allreduce (probe): %s." % ", ".join("%.3g ms at %s ranks" % (1e3 * v, k) for k, v in sorted(q["allreduce"].items(), key=lambda kv: int(kv[0])))
     ts = r.get("targets") or []
     if ts:
         lines += ["", "Targets evaluated on this record:", ""] + ["- %s: %s (%s)" % ("met" if t["met"] else "**missed**", t["target"], t["value"]) for t in ts]

@@ -25,10 +25,17 @@ Parameters: L latency per network phase, o per-message cost of a rank (MPI + TCP
 injection (and ejection) bandwidth, shared by its ranks; L_s, o_s, B_s the same inside a node (shared
 memory); t_nz time per nonzero of one core, B_mem memory bandwidth of a node.
 
-Emulated hosts: the 4 hosts share this machine's 2 cores (cores_node = 2 / 4, B_mem / 4 per host);
-B and L, B_s and L_s come from the ping-pongs of the probe, t_nz from the on-host run (8 ranks on one
-host, no network), o and o_s are fitted to the MatMult times at the first rate; everything else
-(MatMult at the second rate, every CG solve) is a prediction.
+Emulated hosts (predict_here): the 4 hosts share this machine's 2 cores, so a rank waiting for the wire
+leaves its core to the others: MatMult T = max(CPU, wire) + latencies, CPU = tau nnz + kappa P,
+wire = max over hosts of (max(bytes out, bytes in) + rho * waiting) / B. "waiting": Open MPI's TCP
+rendezvous (messages above the eager limit) sends its clear-to-send back on the same TCP connection as
+the receiver's own data to the sender, so on a rate-limited link it queues behind that data; per
+connection (basic: a rank pair, nodeaware: a host pair) the rendezvous bytes both directions have in
+common, half to each end host. B comes from the probe (one rank sending 4 MiB to another host, at each
+rate), the reductions of CG from the probe's MPI_Allreduce timings (all ranks; one rank per host);
+tau, kappa, L, o, L_s, o_s and rho are fitted to the MatMult times at the first rate and to the on-host
+run (8 ranks on one host, no network); everything else (MatMult at the second rate, every CG solve)
+is a prediction.
 
 Cluster (CLUSTER): 64 cores and a 100 Gbit/s NIC per node, network latency 2 us, 1 us per message
 and rank, 0.05 us per message of a node's NIC; shared memory as measured here; t_nz as measured here
@@ -289,7 +296,7 @@ def t_cg_it(p, kind, nnz_node, rows_node, q, cores, P, ppn, threads=1):
 
 
 EAGER = 65536  # Open MPI's btl_tcp_eager_limit: a larger message waits for the receiver (rendezvous: one more round trip)
-FIT = ("tau", "kappa", "L", "o", "L_s", "o_s")
+FIT = ("tau", "kappa", "L", "o", "L_s", "o_s", "rho")
 
 
 def row_figures(row):
@@ -300,19 +307,28 @@ def row_figures(row):
     P = len(host_of)
     out, inn, rndv = [0.0] * nh, [0.0] * nh, [0] * nh
     msgs_rank = {}
+    conn = {}  # rendezvous bytes per connection and direction (basic: rank pairs; nodeaware: host pairs)
     for a, b, nbytes in row["messages"]:
         ha, hb = (host_of[a], host_of[b]) if row["sf"] == "basic" else (a, b)
         out[ha] += nbytes * F_TCP + H_MSG
         inn[hb] += nbytes * F_TCP + H_MSG
         if nbytes + 22 > EAGER:
             rndv[ha] += 1
+            conn[(a, b)] = conn.get((a, b), 0.0) + nbytes * F_TCP
         key = a if row["sf"] == "basic" else (a, b)
         msgs_rank[key] = msgs_rank.get(key, 0) + 1
+    # a rendezvous message's clear-to-send goes back on the same TCP connection, behind the receiver's own
+    # data to the sender: per connection, the bytes both directions have in common wait, half at each end
+    hof = (lambda r: host_of[r]) if row["sf"] == "basic" else (lambda r: r)  # noqa: E731
+    overlap = [0.0] * nh
+    for (a, b), v in conn.items():
+        overlap[hof(b)] += min(v, conn.get((b, a), 0.0)) / 2
     ppn = max(host_of.count(h) for h in range(nh)) if nh else P
     m_rank = max(msgs_rank.values(), default=0) if row["sf"] == "basic" else int(math.ceil(max((sum(1 for (x, _) in msgs_rank if x == h) for h in range(nh)), default=0) / ppn))
     on_b = max((row["plan_hosts"][h]["on_bytes"] for h in hosts), default=0)
     on_m = max((row["plan_hosts"][h]["on_msgs"] for h in hosts), default=0)
     return {"P": P, "nh": nh, "ppn": ppn, "nnz": sum(row["rank_nnz"]), "rows": sum(row["rank_rows"]), "wire_bytes": max(out + inn) if nh else 0.0,
+            "wire_hosts": [(max(out[h], inn[h]), overlap[h]) for h in range(nh)],
             "rndv": 1 if max(rndv, default=0) else 0, "net_phases": 1 if row["messages"] else 0, "m_rank": m_rank,
             "on_phases": (2 if row["sf"] == "nodeaware" and row["messages"] and ppn > 1 else 0) + (1 if on_m else 0),
             "m_on_rank": int(math.ceil(on_m / ppn)) if on_m else 0, "b_on": on_b, "cg_its": row.get("cg_its")}
@@ -334,13 +350,15 @@ def predict_here(f, q, B):
     """MatMult and CG solve times of a configuration on the emulated hosts: every host shares this machine's
     cores, so a rank waiting for the wire leaves its core to the others: T = max(CPU, wire) + latencies"""
     cpu = q["tau"] * f["nnz"] + q["kappa"] * f["P"]
-    wire = f["wire_bytes"] / B
+    wire = max((b + q.get("rho", 0.0) * w for b, w in f["wire_hosts"]), default=0.0) / B if "wire_hosts" in f else f["wire_bytes"] / B
     # a phase waits for its ranks to run (more ranks than cores): L per dependent phase, 2 L more for a rendezvous
     # (messages above the eager limit, concurrent: once), o and o_s per message of the busiest rank
     lat = q["L"] * (f["net_phases"] + 2 * f["rndv"]) + q["o"] * f["m_rank"] + q["L_s"] * f["on_phases"] + q["o_s"] * f["m_on_rank"] + f["b_on"] / q["B_s"]
     tm = max(cpu, wire) + lat
-    inter, intra = allreduce_rounds(f["P"], f["ppn"])
-    red = inter * (q["L"] + q["o"]) + intra * (q["L_s"] + q["o_s"])
+    red = (q.get("allreduce") or {}).get(f["P"])  # measured by the probe for this many ranks (one per host, or all)
+    if red is None:
+        inter, intra = allreduce_rounds(f["P"], f["ppn"])
+        red = inter * (q["L"] + q["o"]) + intra * (q["L_s"] + q["o_s"])
     vec = q["tau"] * f["rows"] * VEC_PASSES * SCALAR / 12.0 + q["kappa"] * f["P"]
     tc = (f["cg_its"] * (tm + 3 * red + vec) + 2 * red) if f.get("cg_its") else None
     return tm, tc
@@ -351,6 +369,11 @@ def probe_bandwidth(probe):
     inj = (probe or {}).get("injection") or {}
     one = inj.get("one")
     return one["bytes_each"] * F_TCP / one["seconds"] if one else None
+
+
+def probe_allreduce(probe):
+    """{ranks: seconds} of one MPI_Allreduce of a scalar, as the probe timed it (all ranks; one rank per host)"""
+    return {int(k): v for k, v in ((probe or {}).get("allreduce") or {}).items()}
 
 
 def _rel(pred, meas):
@@ -374,7 +397,8 @@ def fit_and_validate(result):
             B[r["rate_bps"]] = probe_bandwidth(result.get("probe_slow")) or B[first] * r["rate_bps"] / first
     figs = [(r, row_figures(r), B[rates[r["run"]]]) for r in rows]
     fitset = [x for x in figs if rates[x[0]["run"]] == first]
-    q0 = {"tau": 5e-9, "kappa": 1e-4, "L": 1e-3, "o": 1e-4, "L_s": 1e-4, "o_s": 1e-5, "B_s": 5e9}
+    q0 = {"tau": 5e-9, "kappa": 1e-4, "L": 1e-3, "o": 1e-4, "L_s": 1e-4, "o_s": 1e-5, "rho": 0.3, "B_s": 5e9,
+          "allreduce": probe_allreduce(result["probe"])}
 
     def unpack(x):
         return dict(q0, **{k: math.exp(v) for k, v in zip(FIT, x)})
@@ -405,7 +429,7 @@ def fit_and_validate(result):
                              "model_says_faster": b["mult_pred_s"] / r["mult_pred_s"] > 1.05, "measured_faster": b["mult_s"] / r["mult_s"] > 1.0})
     first_label = result.get("rate")
     says = [w for w in wins if w["model_says_faster"] and w["rate"] == first_label]
-    q_out = dict(q, B_first=B[first], B_all={str(k): v for k, v in B.items()})
+    q_out = dict(q, B_first=B[first], B_all={str(k): v for k, v in B.items()}, allreduce={str(k): v for k, v in q["allreduce"].items()})
     targets = [
         {"target": "model within 25% of the measured MatMult times it was not fitted to (second rate)", "met": pred_m[1] > 0 and pred_m[0] == pred_m[1], "value": "%d of %d" % tuple(pred_m)},
         {"target": "model within 25% of the measured CG + Jacobi solve times (none fitted)", "met": cg[1] > 0 and cg[0] == cg[1], "value": "%d of %d" % tuple(cg)},

@@ -7,7 +7,8 @@ of its emulated host); a message between two ranks of one host puts nothing on t
 memory), one between hosts crosses it (TCP). Figures (ping-pong, half the round trip, median of
 --reps): latency and bandwidth inside a host (rank 0 <-> 1) and between hosts (rank 0 <-> the first
 rank of host 1); per-host injection: both ranks of host 0 sending a large message at once to two
-other hosts, against one alone (they share the host's rate).
+other hosts, against one alone (they share the host's rate); one MPI_Allreduce of a scalar over all ranks
+and over one rank per host.
 """
 
 import argparse
@@ -116,6 +117,26 @@ def main():
                 ts.append(MPI.Wtime() - t0)
             out[label] = {"senders": len(active), "bytes_each": args.big, "seconds": statistics.median(ts)}
         res["injection"] = out
+    # one MPI_Allreduce of a scalar (CG's reductions): every rank, and one rank per host (the others wait in a barrier)
+    red = {}
+    lead = comm.Split(0 if rank == min(r for r in range(size) if host_of[r] == host_of[rank]) else MPI.UNDEFINED, rank)
+    for sub in (comm, lead):
+        ts = []
+        if sub != MPI.COMM_NULL:
+            x = np.ones(1)
+            y = np.empty(1)
+            for i in range(args.reps * 10 + 10):
+                t0 = MPI.Wtime()
+                sub.Allreduce(x, y)
+                ts.append(MPI.Wtime() - t0)
+            t = sub.allreduce(statistics.median(ts[10:]), op=MPI.MAX)
+            if sub.Get_rank() == 0:
+                red[str(sub.Get_size())] = t
+        comm.Barrier()
+    got = comm.allgather(red if rank == 0 else None)
+    res["allreduce"] = got[0]
+    if lead != MPI.COMM_NULL:
+        lead.Free()
     if rank == 0:
         with open(args.out + ".part", "w") as f:
             json.dump(res, f, indent=1, sort_keys=True)
