@@ -117,6 +117,7 @@ typedef struct {
 #define AIJHYBRID_STATS_DIAG   0 /* diagonal block */
 #define AIJHYBRID_STATS_OFFD   1 /* off-diagonal block */
 #define AIJHYBRID_STATS_COMM   2 /* halo exchange driven by thread 0 (task mode) */
+#define AIJHYBRID_STATS_LAST   3 /* the last product's kernel time (diagonal + off-diagonal), not accumulated */
 
 typedef struct {
   double          *time;     /* AIJHYBRID_STATS_STRIDE per thread */
@@ -154,7 +155,7 @@ PETSC_INTERN PetscInt       MatAIJHybridPrefetchInUse(const Mat_AIJHybrid *);
 PETSC_INTERN void           MatAIJHybridPrefetchRestart(Mat_AIJHybrid *);
 PETSC_INTERN void           MatAIJHybridTaskShareRestart(Mat_AIJHybrid *);
 PETSC_INTERN PetscReal      MatAIJHybridTaskShareInUse(const Mat_AIJHybrid *);
-PETSC_INTERN PetscErrorCode MatAIJHybridTune(Mat, Mat_AIJHybrid *, PetscInt, double);
+PETSC_INTERN PetscErrorCode MatAIJHybridTune(Mat, Mat_AIJHybrid *, PetscInt, double, double);
 PETSC_INTERN PetscErrorCode MatAIJHybridSetTestClock_AIJHybrid(Mat, AIJHybridTuneClock, void *);
 
 #endif

@@ -39,7 +39,7 @@ static PetscErrorCode MatMultAdd_AIJHybrid_Private(Mat A, Vec x, Vec z, Vec y)
   PetscScalar       *ya, *ghost;
   const PetscScalar *xa, *za = NULL;
   PetscInt           T, To, pd;
-  double             twall, *stats;
+  double             twall, tkernel = 0.0, *stats;
   PetscErrorCode     ierr = PETSC_SUCCESS;
 
   PetscFunctionBegin;
@@ -63,6 +63,7 @@ static PetscErrorCode MatMultAdd_AIJHybrid_Private(Mat A, Vec x, Vec z, Vec y)
     PetscCall(MatAIJHybridHaloForwardEnd(halo, xa));
   }
   PetscCall(PetscLogEventBegin(MATAIJHYBRID_Mult, A, 0, 0, 0));
+  for (PetscInt t = 0; t < T; t++) stats[AIJHYBRID_STATS_STRIDE * t + AIJHYBRID_STATS_LAST] = 0.0;
   twall = omp_get_wtime();
 #pragma omp parallel num_threads(T)
   {
@@ -79,6 +80,7 @@ static PetscErrorCode MatMultAdd_AIJHybrid_Private(Mat A, Vec x, Vec z, Vec y)
     DiagParts(tid, nth, T, dbounds, a.di, a.dj, a.da, xa, za, ya, pd);
     t1 = omp_get_wtime();
     tt[AIJHYBRID_STATS_DIAG] += t1 - t0;
+    tt[AIJHYBRID_STATS_LAST] = t1 - t0;
     if (To) {
 #pragma omp barrier
       t0 = omp_get_wtime();
@@ -87,12 +89,14 @@ static PetscErrorCode MatMultAdd_AIJHybrid_Private(Mat A, Vec x, Vec z, Vec y)
       }
       t1 = omp_get_wtime();
       tt[AIJHYBRID_STATS_OFFD] += t1 - t0;
+      tt[AIJHYBRID_STATS_LAST] += t1 - t0;
     }
   }
   twall = omp_get_wtime() - twall;
   PetscCall(ierr);
   PetscCall(PetscLogEventEnd(MATAIJHYBRID_Mult, A, 0, 0, 0));
-  PetscCall(MatAIJHybridTune(A, ctx, pd, twall));
+  for (PetscInt t = 0; t < T; t++) tkernel = PetscMax(tkernel, stats[AIJHYBRID_STATS_STRIDE * t + AIJHYBRID_STATS_LAST]);
+  PetscCall(MatAIJHybridTune(A, ctx, pd, twall, tkernel));
   PetscCall(MatAIJHybridRestoreVecArrays(x, z, y, &xa, &za, &ya));
   PetscCall(PetscLogFlops(2.0 * (ctx->cache.diag.key.nz + (p.Ao ? ctx->cache.offd.key.nz : 0)) - (z ? 0 : A->rmap->n)));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -6,9 +6,10 @@
    Both choices are made by the rule of src/tune/choice.h (interleaved pairs of products, one with
    each alternative; a sign test with a minimum effect AIJHYBRID_TUNE_EFFECT and a false-choice
    probability AIJHYBRID_TUNE_ALPHA; the default kept when it cannot tell; re-trials after
-   AIJHYBRID_TUNE_WAIT products, at most AIJHYBRID_TUNE_TRIALS trials). The sample of a product is
-   the wall time of its threaded region. They never measure at the same time: the prefetch trial
+   AIJHYBRID_TUNE_WAIT products, at most AIJHYBRID_TUNE_TRIALS trials). They never measure at the same time: the prefetch trial
    waits while the share is measured, and a re-trial of the share waits for a prefetch trial.
+   The share's samples are the wall time of the threaded region; the prefetch's the kernel time of
+   its slowest thread (MatAIJHybridTune()).
 
    Thread 0's task-mode share (-mat_aijhybrid_task_share, default measured). Sizing: after
    AIJHYBRID_TASK_SHARE_PRODUCTS products, the share of the diagonal block thread 0 multiplies
@@ -244,16 +245,19 @@ static PetscErrorCode PrefetchTune(Mat A, Mat_AIJHybrid *ctx, double seconds)
 }
 
 /*
-  MatAIJHybridTune - after a forward product that ran with prefetch distance pd and whose threaded
-  region took seconds: count it, then size or compare thread 0's task share, record it for the
-  prefetch choice
+  MatAIJHybridTune - after a forward product that ran with prefetch distance pd, whose threaded
+  region took seconds and whose slowest thread spent kernel seconds multiplying (its diagonal and
+  off-diagonal rows, without the halo exchange and the waits): count it, then size or compare
+  thread 0's task share (by the region's time: the share trades the exchange against the
+  multiplication), record it for the prefetch choice (by the kernel time: prefetch changes only the
+  multiplication, and the waits for other ranks would add their noise)
 */
-PetscErrorCode MatAIJHybridTune(Mat A, Mat_AIJHybrid *ctx, PetscInt pd, double seconds)
+PetscErrorCode MatAIJHybridTune(Mat A, Mat_AIJHybrid *ctx, PetscInt pd, double seconds, double kernel)
 {
   PetscFunctionBegin;
   (void)pd;
   ctx->stats.nprod++;
-  PetscCall(PrefetchTune(A, ctx, seconds));
+  PetscCall(PrefetchTune(A, ctx, kernel));
   PetscCall(TaskShareTune(A, ctx, seconds));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
