@@ -12,6 +12,7 @@
 #include "factorsupport.h"
 
 static PetscErrorCode MatConvert_AIJ_AIJHybrid(Mat, MatType, MatReuse, Mat *);
+static PetscErrorCode MatAXPYGetPreallocation_AIJHybrid_KeepSettings(Mat, Mat, Mat *);
 static PetscErrorCode MatConvert_AIJHybrid_AIJ(Mat, MatType, MatReuse, Mat *);
 static PetscErrorCode MatAIJHybridStrip(Mat);
 static PetscErrorCode MatDestroy_AIJHybrid(Mat);
@@ -257,24 +258,37 @@ static PetscErrorCode MatGetDiagonalBlock_AIJHybrid(Mat A, Mat *a)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode MatConvert_AIJHybrid_AIJ(Mat, MatType, MatReuse, Mat *);
+static PetscErrorCode MatConvert_AIJ_AIJHybrid(Mat, MatType, MatReuse, Mat *);
+static PetscErrorCode MatAXPYGetPreallocation_AIJHybrid_KeepSettings(Mat, Mat, Mat *);
+
 /*
-  MatAIJHybridForgetComposed - remove the type's composed functions (converters, product hook,
-  Set/Get implementations) from F, a matrix of another type that PETSc gave a copy of an aijhybrid
-  matrix's function list (the factors of MatDuplicateNoCreate_SeqAIJ())
+  MatAIJHybridComposeType - every function the type composes on B (the converters between info's
+  type and its base, the product and AXPY hooks, the Set/Get implementations, the diagnostics), or,
+  with on false, none of them: the one list the conversion, the strip and the factors share
+*/
+static PetscErrorCode MatAIJHybridComposeType(Mat B, const AIJHybridTypeInfo *info, PetscBool on)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, info->to_base, on ? MatConvert_AIJHybrid_AIJ : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, info->from_base, on ? MatConvert_AIJ_AIJHybrid : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_anytype_C", on ? MatProductSetFromOptions_AIJHybrid_Anytype : NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatAXPYGetPreallocation_C", on ? MatAXPYGetPreallocation_AIJHybrid_KeepSettings : NULL));
+  PetscCall(MatAIJHybridComposeSettings(B, on));
+  PetscCall(MatAIJHybridComposeDiagnostics(B, on));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  MatAIJHybridForgetComposed - remove the type's composed functions (those of either type) from F,
+  a matrix of another type that PETSc gave a copy of an aijhybrid matrix's function list (the
+  factors of MatDuplicateNoCreate_SeqAIJ())
 */
 PetscErrorCode MatAIJHybridForgetComposed(Mat F)
 {
   PetscFunctionBegin;
-  for (PetscInt k = 0; k < 2; k++) {
-    const AIJHybridTypeInfo *info = k ? &AIJHybridMPIInfo : &AIJHybridSeqInfo;
-
-    PetscCall(PetscObjectComposeFunction((PetscObject)F, info->to_base, NULL));
-    PetscCall(PetscObjectComposeFunction((PetscObject)F, info->from_base, NULL));
-  }
-  PetscCall(PetscObjectComposeFunction((PetscObject)F, "MatProductSetFromOptions_anytype_C", NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)F, "MatAXPYGetPreallocation_C", NULL));
-  PetscCall(MatAIJHybridComposeSettings(F, PETSC_FALSE));
-  PetscCall(MatAIJHybridComposeDiagnostics(F, PETSC_FALSE));
+  PetscCall(MatAIJHybridComposeType(F, &AIJHybridSeqInfo, PETSC_FALSE));
+  PetscCall(MatAIJHybridComposeType(F, &AIJHybridMPIInfo, PETSC_FALSE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -316,12 +330,7 @@ static PetscErrorCode MatAIJHybridStrip(Mat B)
 
   B->ops->productsetfromoptions = ctx->parentops.productsetfromoptions; /* src/mat/matproduct.c */
   PetscCall(MatAIJHybridContextDestroy(B));
-  PetscCall(MatAIJHybridComposeSettings(B, PETSC_FALSE));
-  PetscCall(MatAIJHybridComposeDiagnostics(B, PETSC_FALSE));
-  PetscCall(PetscObjectComposeFunction((PetscObject)B, info->to_base, NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)B, info->from_base, NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_anytype_C", NULL));
-  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatAXPYGetPreallocation_C", NULL));
+  PetscCall(MatAIJHybridComposeType(B, info, PETSC_FALSE));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, info->base));
   PetscCall(PetscStrcmp(B->defaultvectype, VECHYBRID, &hybrid));
   if (hybrid) PetscCall(MatSetVecType(B, VECSTANDARD));
@@ -477,12 +486,7 @@ static PetscErrorCode MatConvert_AIJ_AIJHybrid(Mat A, MatType type, MatReuse reu
   if (ctx->parentops.diagonalscale) B->ops->diagonalscale = MatDiagonalScale_AIJHybrid;
   if (ctx->parentops.getdiagonal) B->ops->getdiagonal = MatGetDiagonal_AIJHybrid;
   if (ctx->parentops.productsetfromoptions) B->ops->productsetfromoptions = MatProductSetFromOptions_AIJHybrid; /* src/mat/matproduct.c */
-  PetscCall(PetscObjectComposeFunction((PetscObject)B, info->to_base, MatConvert_AIJHybrid_AIJ));
-  PetscCall(PetscObjectComposeFunction((PetscObject)B, info->from_base, MatConvert_AIJ_AIJHybrid));
-  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatProductSetFromOptions_anytype_C", MatProductSetFromOptions_AIJHybrid_Anytype));
-  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatAXPYGetPreallocation_C", MatAXPYGetPreallocation_AIJHybrid_KeepSettings));
-  PetscCall(MatAIJHybridComposeSettings(B, PETSC_TRUE));
-  PetscCall(MatAIJHybridComposeDiagnostics(B, PETSC_TRUE));
+  PetscCall(MatAIJHybridComposeType(B, info, PETSC_TRUE));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, info->type));
   PetscCall(PetscStrcmp(B->defaultvectype, VECSTANDARD, &standard));
   if (standard) PetscCall(MatSetVecType(B, VECHYBRID)); /* MatCreateVecs(): threaded vectors (unless the application chose a type) */
