@@ -83,19 +83,31 @@ static inline void AIJHybridKernelAXPYSubsetRows(PetscInt rs, PetscInt re, Petsc
   }
 }
 
+/* the columns of one row in x (nx increasing) or y (ny increasing), their union: *nin of them in [cs, ce), *nout outside */
+static inline void AIJHybridKernelUnionRow(PetscInt nx, const PetscInt *x, PetscInt ny, const PetscInt *y, PetscInt cs, PetscInt ce, PetscInt *nin, PetscInt *nout)
+{
+  PetscInt k = 0, p = 0, in = 0, out = 0;
+
+  while (k < nx || p < ny) {
+    PetscInt c;
+
+    if (p == ny || (k < nx && x[k] < y[p])) c = x[k++];
+    else if (k == nx || y[p] < x[k]) c = y[p++];
+    else c = x[k++], p++;
+    if (c >= cs && c < ce) in++;
+    else out++;
+  }
+  *nin  = in;
+  *nout = out;
+}
+
 /* cnt[i - rs] = the number of columns of row i of x or y (their union), rows [rs, re) */
 static inline void AIJHybridKernelUnionCount(PetscInt rs, PetscInt re, const PetscInt *xi, const PetscInt *xj, const PetscInt *yi, const PetscInt *yj, PetscInt *cnt)
 {
   for (PetscInt i = rs; i < re; i++) {
-    PetscInt k = xi[i], p = yi[i], n = 0;
+    PetscInt out;
 
-    while (k < xi[i + 1] && p < yi[i + 1]) {
-      if (xj[k] == yj[p]) k++, p++;
-      else if (xj[k] < yj[p]) k++;
-      else p++;
-      n++;
-    }
-    cnt[i - rs] = n + (xi[i + 1] - k) + (yi[i + 1] - p);
+    AIJHybridKernelUnionRow(xi[i + 1] - xi[i], xj + xi[i], yi[i + 1] - yi[i], yj + yi[i], PETSC_MIN_INT, PETSC_MAX_INT, &cnt[i - rs], &out);
   }
 }
 

@@ -317,7 +317,7 @@ PetscErrorCode MatAXPYGetPreallocation_AIJHybrid(Mat Y, Mat X, Mat *B)
   PetscCall(MatGetRowUpperTriangular(X));
   for (PetscInt r = rstart; r < rend; r++) {
     const PetscInt *cols;
-    PetscInt        nx, ny, p = 0, q = 0;
+    PetscInt        nx, ny;
 
     /* each row copied: one row of a matrix may be got at a time; restoring it zeroes the count */
     PetscCall(MatGetRow(X, r, &nx, &cols, NULL));
@@ -330,18 +330,7 @@ PetscErrorCode MatAXPYGetPreallocation_AIJHybrid(Mat Y, Mat X, Mat *B)
     PetscCall(MatRestoreRow(Y, r, NULL, &cols, NULL));
     PetscCall(PetscSortInt(nx, xs));
     PetscCall(PetscSortInt(ny, ys));
-    while (p < nx || q < ny) { /* the union of two increasing lists */
-      PetscInt c;
-
-      if (q == ny || (p < nx && xs[p] < ys[q])) c = xs[p++];
-      else if (p == nx || ys[q] < xs[p]) c = ys[q++];
-      else {
-        c = xs[p++];
-        q++;
-      }
-      if (c >= cstart && c < cend) dnnz[r - rstart]++;
-      else onnz[r - rstart]++;
-    }
+    AIJHybridKernelUnionRow(nx, xs, ny, ys, cstart, cend, &dnnz[r - rstart], &onnz[r - rstart]);
   }
   PetscCall(MatRestoreRowUpperTriangular(X));
   PetscCall(PetscFree(xs));

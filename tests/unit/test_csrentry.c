@@ -226,7 +226,7 @@ static void TestUnion(void)
     }
     PetscCallVoid(PetscMalloc4(n, &dy, n, &dx, n, &iny, n, &inx));
     for (PetscInt r = 0; r < m; r++) {
-      PetscInt q = bi[r], count = 0;
+      PetscInt q = bi[r], count = 0, cs = RandInt(n + 1), ce = cs + RandInt(n + 1 - cs), nin, nout, refin = 0;
 
       PetscCallVoid(PetscArrayzero(iny, n));
       PetscCallVoid(PetscArrayzero(inx, n));
@@ -243,12 +243,16 @@ static void TestUnion(void)
 
         if (!iny[c] && !inx[c]) continue;
         count++;
+        if (c >= cs && c < ce) refin++;
         v = iny[c] && inx[c] ? dy[c] + dx[c] : (iny[c] ? dy[c] : dx[c]);
         if (q >= bi[r + 1] || bj[q] != c) okj = PETSC_FALSE;
         else if (!Same(&ba[q], &v, 1)) oka = PETSC_FALSE;
         q++;
       }
       if (count != cnt[r]) okc = PETSC_FALSE;
+      /* one row, split by a column range (the MatAXPY() preallocation of X of another type) */
+      AIJHybridKernelUnionRow(X.i[r + 1] - X.i[r], X.j + X.i[r], Y.i[r + 1] - Y.i[r], Y.j + Y.i[r], cs, ce, &nin, &nout);
+      if (nin != refin || nout != count - refin) okc = PETSC_FALSE;
     }
     CHECK(okc, "union trial %d: counts", (int)trial);
     CHECK(okj, "union trial %d: columns", (int)trial);
