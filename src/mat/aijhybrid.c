@@ -258,10 +258,6 @@ static PetscErrorCode MatGetDiagonalBlock_AIJHybrid(Mat A, Mat *a)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MatConvert_AIJHybrid_AIJ(Mat, MatType, MatReuse, Mat *);
-static PetscErrorCode MatConvert_AIJ_AIJHybrid(Mat, MatType, MatReuse, Mat *);
-static PetscErrorCode MatAXPYGetPreallocation_AIJHybrid_KeepSettings(Mat, Mat, Mat *);
-
 /*
   MatAIJHybridComposeType - every function the type composes on B (the converters between info's
   type and its base, the product and AXPY hooks, the Set/Get implementations, the diagnostics), or,

@@ -6,10 +6,10 @@
    Both choices are made by the rule of src/tune/choice.h (interleaved pairs of products, one with
    each alternative; a sign test with a minimum effect AIJHYBRID_TUNE_EFFECT and a false-choice
    probability AIJHYBRID_TUNE_ALPHA; the default kept when it cannot tell; re-trials after
-   AIJHYBRID_TUNE_WAIT products, at most AIJHYBRID_TUNE_TRIALS trials). They never measure at the same time: the prefetch trial
-   waits while the share is measured, and a re-trial of the share waits for a prefetch trial.
-   The share's samples are the wall time of the threaded region; the prefetch's the kernel time of
-   its slowest thread (MatAIJHybridTune()).
+   AIJHYBRID_TUNE_WAIT products, at most AIJHYBRID_TUNE_TRIALS trials). The share's samples are the
+   wall time of a product's threaded region, the prefetch's the kernel time of its slowest thread
+   (MatAIJHybridTune()). They never measure at the same time: the prefetch trial waits while the
+   share is measured, and a re-trial of the share waits for a prefetch trial.
 
    Thread 0's task-mode share (-mat_aijhybrid_task_share, default measured). Sizing: after
    AIJHYBRID_TASK_SHARE_PRODUCTS products, the share of the diagonal block thread 0 multiplies
