@@ -308,8 +308,9 @@ def row_figures(row):
     out, inn, rndv = [0.0] * nh, [0.0] * nh, [0] * nh
     msgs_rank = {}
     conn = {}  # rendezvous bytes per connection and direction (basic: rank pairs; nodeaware: host pairs)
+    hof = (lambda r: host_of[r]) if row["sf"] == "basic" else (lambda r: r)  # noqa: E731  (nodeaware: messages are host pairs)
     for a, b, nbytes in row["messages"]:
-        ha, hb = (host_of[a], host_of[b]) if row["sf"] == "basic" else (a, b)
+        ha, hb = hof(a), hof(b)
         out[ha] += nbytes * F_TCP + H_MSG
         inn[hb] += nbytes * F_TCP + H_MSG
         if nbytes + 22 > EAGER:
@@ -319,7 +320,6 @@ def row_figures(row):
         msgs_rank[key] = msgs_rank.get(key, 0) + 1
     # a rendezvous message's clear-to-send goes back on the same TCP connection, behind the receiver's own
     # data to the sender: per connection, the bytes both directions have in common wait, half at each end
-    hof = (lambda r: host_of[r]) if row["sf"] == "basic" else (lambda r: r)  # noqa: E731
     overlap = [0.0] * nh
     for (a, b), v in conn.items():
         overlap[hof(b)] += min(v, conn.get((b, a), 0.0)) / 2
@@ -327,7 +327,7 @@ def row_figures(row):
     m_rank = max(msgs_rank.values(), default=0) if row["sf"] == "basic" else int(math.ceil(max((sum(1 for (x, _) in msgs_rank if x == h) for h in range(nh)), default=0) / ppn))
     on_b = max((row["plan_hosts"][h]["on_bytes"] for h in hosts), default=0)
     on_m = max((row["plan_hosts"][h]["on_msgs"] for h in hosts), default=0)
-    return {"P": P, "nh": nh, "ppn": ppn, "nnz": sum(row["rank_nnz"]), "rows": sum(row["rank_rows"]), "wire_bytes": max(out + inn) if nh else 0.0,
+    return {"P": P, "nh": nh, "ppn": ppn, "nnz": sum(row["rank_nnz"]), "rows": sum(row["rank_rows"]),
             "wire_hosts": [(max(out[h], inn[h]), overlap[h]) for h in range(nh)],
             "rndv": 1 if max(rndv, default=0) else 0, "net_phases": 1 if row["messages"] else 0, "m_rank": m_rank,
             "on_phases": (2 if row["sf"] == "nodeaware" and row["messages"] and ppn > 1 else 0) + (1 if on_m else 0),
@@ -350,7 +350,7 @@ def predict_here(f, q, B):
     """MatMult and CG solve times of a configuration on the emulated hosts: every host shares this machine's
     cores, so a rank waiting for the wire leaves its core to the others: T = max(CPU, wire) + latencies"""
     cpu = q["tau"] * f["nnz"] + q["kappa"] * f["P"]
-    wire = max((b + q.get("rho", 0.0) * w for b, w in f["wire_hosts"]), default=0.0) / B if "wire_hosts" in f else f["wire_bytes"] / B
+    wire = max((b + q.get("rho", 0.0) * w for b, w in f["wire_hosts"]), default=0.0) / B
     # a phase waits for its ranks to run (more ranks than cores): L per dependent phase, 2 L more for a rendezvous
     # (messages above the eager limit, concurrent: once), o and o_s per message of the busiest rank
     lat = q["L"] * (f["net_phases"] + 2 * f["rndv"]) + q["o"] * f["m_rank"] + q["L_s"] * f["on_phases"] + q["o_s"] * f["m_on_rank"] + f["b_on"] / q["B_s"]
