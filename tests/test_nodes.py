@@ -160,9 +160,12 @@ def test_model_rendezvous_waiting_per_connection():
     # nodeaware rows list host pairs: one connection per pair
     f = model.row_figures(dict(row, sf="nodeaware", messages=[(0, 1, big), (1, 0, big)]))
     assert [w for _, w in f["wire_hosts"]] == pytest.approx([big * model.F_TCP / 2] * 2)
-    # the prediction: rho of the waiting bytes on the wire, the probe's reductions in CG
+    # the prediction: rho of the waiting bytes on the wire, the reductions in CG (the probe's, or the job's own)
     f["cg_its"] = 2
     q = {"tau": 0.0, "kappa": 0.0, "L": 0.0, "o": 0.0, "L_s": 0.0, "o_s": 0.0, "B_s": 1e9, "rho": 1.0, "allreduce": {4: 1e-3}}
     tm, tc = model.predict_here(f, q, 1e6)
     assert tm == pytest.approx((big * model.F_TCP + model.H_MSG + big * model.F_TCP / 2) / 1e6)
     assert tc == pytest.approx(2 * (tm + 3e-3) + 2e-3)
+    # a configuration whose own job timed the reduction uses that, not the probe's
+    tm2, tc2 = model.predict_here(dict(f, allreduce_s=5e-4), q, 1e6)
+    assert tm2 == pytest.approx(tm) and tc2 == pytest.approx(2 * (tm + 1.5e-3) + 1e-3)

@@ -23,9 +23,10 @@ def fill_x(x):
 
 def calibrate(job, v, first):
     """Warm v up and choose its batch: K products last about timing.batch_seconds, K from the fastest
-    warm-up product (robust to a slow one); an aijhybrid variant warms up until every rank has made
-    the first trials of its measured choices (src/mat/tune.c: thread 0's task share, then software
-    prefetch), 256 products at most; a re-trial later shows in the batches' choices."""
+    warm-up product (robust to a slow one); an aijhybrid variant warms up until every rank's measured
+    choices are settled (src/mat/tune.c: thread 0's task share, then software prefetch; their
+    re-trials follow at once, so at most 64 + 62 + 62 products), 256 products at most; a choice
+    still measured after that shows in the batches' choices."""
     A, x, y, ph, g = v.A, v.x, v.y, job.ph, v.group
     tm = job.spec["timing"]
     per, k = first, 1

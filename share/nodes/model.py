@@ -331,7 +331,8 @@ def row_figures(row):
             "wire_hosts": [(max(out[h], inn[h]), overlap[h]) for h in range(nh)],
             "rndv": 1 if max(rndv, default=0) else 0, "net_phases": 1 if row["messages"] else 0, "m_rank": m_rank,
             "on_phases": (2 if row["sf"] == "nodeaware" and row["messages"] and ppn > 1 else 0) + (1 if on_m else 0),
-            "m_on_rank": int(math.ceil(on_m / ppn)) if on_m else 0, "b_on": on_b, "cg_its": row.get("cg_its")}
+            "m_on_rank": int(math.ceil(on_m / ppn)) if on_m else 0, "b_on": on_b, "cg_its": row.get("cg_its"),
+            "allreduce_s": row.get("allreduce_s")}
 
 
 def allreduce_rounds(P, ppn):
@@ -355,7 +356,8 @@ def predict_here(f, q, B):
     # (messages above the eager limit, concurrent: once), o and o_s per message of the busiest rank
     lat = q["L"] * (f["net_phases"] + 2 * f["rndv"]) + q["o"] * f["m_rank"] + q["L_s"] * f["on_phases"] + q["o_s"] * f["m_on_rank"] + f["b_on"] / q["B_s"]
     tm = max(cpu, wire) + lat
-    red = (q.get("allreduce") or {}).get(f["P"])  # measured by the probe for this many ranks (one per host, or all)
+    # the reduction as the configuration's own job timed it; else the probe's for this many ranks (one per host, or all)
+    red = f.get("allreduce_s") or (q.get("allreduce") or {}).get(f["P"])
     if red is None:
         inter, intra = allreduce_rounds(f["P"], f["ppn"])
         red = inter * (q["L"] + q["o"]) + intra * (q["L_s"] + q["o_s"])

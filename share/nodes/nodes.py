@@ -130,6 +130,7 @@ def analyse(run):
                    "max_pair_segments": round(max(seg_pairs[p][1] for p in seg_pairs), 2) if seg_pairs else 0,
                    "host_pairs_with_traffic": len(pred), "mult_s": r.get("mult_s"), "mult_s_min": r.get("mult_s_min"),
                    "cg_solve_s": r.get("cg_solve_s"), "cg_its": (r.get("cg_its") or [None])[0],
+                   "allreduce_s": run.get("allreduce_s"),
                    "cg_wire_segments": round(sum(r["cg_wire"][h]["data"][1] for h in hosts), 2) if r.get("cg_wire") else None,
                    "rank_nnz": m["rank_nnz"], "rank_rows": m["rank_rows"], "host_of_rank": run["host_of_rank"],
                    "plan_hosts": r["plan"], "messages": m["messages"][kind]}

@@ -71,11 +71,13 @@ typedef struct {
 #define AIJHYBRID_TASK_SHARE_TOL      0.05 /* a change of the share smaller than this ends them */
 
 /* the rule of both measured choices (src/tune/choice.h): pairs of products per trial, trials, warm-up
-   pairs, products of the default between trials, the minimum effect and the false-choice probability */
+   pairs, products of the default between trials (0: a trial that cannot tell is followed at once by the
+   next, so the choice is settled within 1 + 3 * 10 pairs, before a solve is far along), the minimum
+   effect and the false-choice probability */
 #define AIJHYBRID_TUNE_PAIRS  10
 #define AIJHYBRID_TUNE_TRIALS 3
 #define AIJHYBRID_TUNE_WARMUP 1
-#define AIJHYBRID_TUNE_WAIT   50
+#define AIJHYBRID_TUNE_WAIT   0
 #define AIJHYBRID_TUNE_EFFECT 0.05
 #define AIJHYBRID_TUNE_ALPHA  0.05
 

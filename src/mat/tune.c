@@ -5,8 +5,9 @@
 
    Both choices are made by the rule of src/tune/choice.h (interleaved pairs of products, one with
    each alternative; a sign test with a minimum effect AIJHYBRID_TUNE_EFFECT and a false-choice
-   probability AIJHYBRID_TUNE_ALPHA; the default kept when it cannot tell; re-trials after
-   AIJHYBRID_TUNE_WAIT products, at most AIJHYBRID_TUNE_TRIALS trials). The share's samples are the
+   probability AIJHYBRID_TUNE_ALPHA; the default kept when it cannot tell; the re-trials follow at
+   once (AIJHYBRID_TUNE_WAIT 0), at most AIJHYBRID_TUNE_TRIALS trials, so that a choice is settled
+   within its first 62 measured products and never changes in the middle of a solve that long). The share's samples are the
    wall time of a product's threaded region, the prefetch's the kernel time of its slowest thread
    (MatAIJHybridTune()). They never measure at the same time: the prefetch trial waits while the
    share is measured, and a re-trial of the share waits for a prefetch trial.

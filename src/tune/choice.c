@@ -122,6 +122,7 @@ void AIJHybridChoiceAdd(AIJHybridChoice *c, PetscInt which, double seconds)
     c->waited     = 0;
     c->decided_at = c->uses;
     c->in_force   = c->state == AIJHYBRID_CHOICE_B ? 1 : 0;
+    if (c->state == AIJHYBRID_CHOICE_CANNOT_TELL && c->trial < c->rule.trials && !c->rule.wait) c->state = AIJHYBRID_CHOICE_MEASURING; /* the next trial at once */
     for (PetscInt k = 0; k < c->rule.pairs; k++) ratio[k] = c->a[first + k] > 0 ? c->b[first + k] / c->a[first + k] : 0;
     c->median_a     = Median(c->rule.pairs, c->a + first);
     c->median_b     = Median(c->rule.pairs, c->b + first);

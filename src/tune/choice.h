@@ -33,7 +33,10 @@
    Re-trials: after "cannot tell", once `wait` further uses have run the default, another trial
    of `pairs` new pairs starts and is tested on its own (so a difference that appears later, when
    the machine's load has changed, is not diluted by the earlier pairs); at most `trials` trials.
-   A made choice is final. Every pair is kept (a, b) for the record.
+   With wait 0 the next trial follows at once and the choice stays "measuring" until a trial
+   decides or the last cannot tell: it is then settled within warmup + trials * pairs pairs, and
+   whoever reads the state sees no "cannot tell" that a re-trial will change. A made choice is
+   final. Every pair is kept (a, b) for the record.
 
    With pairs 10, trials 3, alpha 0.05 (alpha / trials = 1/60): c = 9 of the 10 pairs of a trial;
    with pairs 5, trials 1, alpha 0.05: c = 5 of 5 (P = 1/32).

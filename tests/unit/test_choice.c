@@ -140,6 +140,30 @@ static void TestScripted(void)
   CHECK(c.state == AIJHYBRID_CHOICE_B && c.trial == 3 && c.npairs == 30 && c.wins_b == 10 && c.in_force == 1, "third trial: %s with %d wins of B (%d needed)", AIJHybridChoiceStateName(c.state), (int)c.wins_b, (int)c.needed);
   for (PetscInt u = 0; u < 100; u++) Use(&c, 1.0, 1.0);
   CHECK(c.state == AIJHYBRID_CHOICE_B && c.trial == 3, "a made choice measured again");
+
+  /* wait 0: the re-trials follow at once and the state stays "measuring" between them; a tie
+     settles as "cannot tell" after the last trial, a difference in the second trial decides there */
+  {
+    AIJHybridChoiceRule rule0 = rule10;
+
+    rule0.wait = 0;
+    AIJHybridChoiceInit(&c, &rule0);
+    for (PetscInt u = 0; u < 22 + 20; u++) {
+      PetscBool timed;
+
+      CHECK(c.state == AIJHYBRID_CHOICE_MEASURING, "wait 0: %s between trials (use %d)", AIJHybridChoiceStateName(c.state), (int)u);
+      w = AIJHybridChoiceNext(&c, &timed);
+      CHECK(timed, "wait 0: a use between trials not measured");
+      AIJHybridChoiceAdd(&c, w, 1.0);
+    }
+    CHECK(c.state == AIJHYBRID_CHOICE_MEASURING && c.trial == 2 && c.wins_a == 0 && c.wins_b == 0, "wait 0, two tied trials: %s after %d", AIJHybridChoiceStateName(c.state), (int)c.trial);
+    for (PetscInt u = 0; u < 20; u++) Use(&c, 1.0, 1.0);
+    CHECK(c.state == AIJHYBRID_CHOICE_CANNOT_TELL && c.trial == 3 && c.in_force == 0 && c.decided_at == 62, "wait 0, a tie: %s after %d trials, at use %d", AIJHybridChoiceStateName(c.state), (int)c.trial, (int)c.decided_at);
+    AIJHybridChoiceInit(&c, &rule0);
+    for (PetscInt u = 0; u < 22; u++) Use(&c, 1.0, 1.0);
+    for (PetscInt u = 0; u < 20; u++) Use(&c, 1.0, 0.5);
+    CHECK(c.state == AIJHYBRID_CHOICE_B && c.trial == 2 && c.decided_at == 42 && c.in_force == 1, "wait 0, B faster in the second trial: %s after %d trials", AIJHybridChoiceStateName(c.state), (int)c.trial);
+  }
 }
 
 /* log-normal-ish noise: exp(s * (sum of 3 uniforms - 1.5)) */
