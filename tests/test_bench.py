@@ -395,6 +395,38 @@ def test_stream_triad(tmp_path, ranks, threads):
     assert res["method"] == "c-openmp" and res["triad_GBps"] > 0 and res["triad_GBps_median"] > 0
     assert res["threads_per_rank"] == threads and len(res["thread_cpus"]) == threads
     assert res["numpy"]["method"] == "numpy" and res["numpy"]["triad_GBps"] > 0
+    # one machine, one node: not capped at 16 MB, the cap half of the available memory over 3 arrays
+    assert res["nodes_on_this_machine"] == 1 and res["capped_by_memory"] is False and res["array_bytes_per_node_asked"] == 16 << 20
+    assert res["cap"][1] == 1 and 16 << 20 < res["cap"][0] < (64 << 40)
+
+
+def test_stream_memory_cap(monkeypatch):
+    """stream.memory_cap(): the nodes of a job on one machine (emulated hosts: one boot id) share its
+    memory, half of the smallest MemAvailable their ranks read, split over the 3 arrays of each; a
+    node on another machine does not count; an unreadable /proc/meminfo gives no cap. measure() asks
+    for min(its request, the cap) and the record says whether it was capped."""
+    stream = bench_module("stream")
+
+    class Comm:
+        """allgather over 5 ranks: node leaders 0..3 on machine 'a' (emulated hosts), rank 4 on 'b'"""
+        def __init__(self, ids, avail):
+            self.ids, self.avail = ids, avail
+
+        def allgather(self, x):
+            if isinstance(x, tuple):
+                return list(zip(self.ids, self.avail))
+            return [m if x is not None else None for m in self.ids]
+
+    monkeypatch.setattr(stream, "_machine_id", lambda: "a")
+    monkeypatch.setattr(stream, "_mem_available", lambda: 24 << 30)
+    comm = Comm(["a", "a", "a", "a", "b"], [24 << 30, 20 << 30, 24 << 30, 24 << 30, 1 << 30])
+    cap, k = stream.memory_cap(comm, 0)
+    assert k == 4 and cap == int((20 << 30) / 2 / 3 / 4)
+    cap, k = stream.memory_cap(Comm(["a"], [24 << 30]), 0)
+    assert k == 1 and cap == (24 << 30) // 6 and cap > 4 * 480 << 20  # one node alone: 4 x a 480 MiB L3 fits
+    assert stream.memory_cap(Comm(["a"], [None]), 0) == (None, 1)
+    if os.path.exists("/proc/meminfo"):
+        assert stream._mem_available() > 0
 
 
 @needs_build
@@ -798,6 +830,39 @@ def test_choice_audit():
     auto["jobs_detail"][0]["choices"] = [{"choice": [{"prefetch": None}], "samples": 2, "mult_s": 1.1}, {"choice": [{"prefetch": 0}], "samples": 8, "mult_s": 1.0}]
     rows, _ = report.choice_audit([auto, off, on])
     assert rows[0]["verdict"] == "mixed" and rows[0]["ran_with"] == [0, "measuring"]
+
+
+def test_choice_audit_same_matrix():
+    """report.choice_audit on timing.audit_prefetch's rounds (the measured prefetch and the fixed
+    distances on the measured variant's own matrix): judged from those rounds, not from the variants
+    that fix the prefetch on other matrices; a decision that differs between the rounds is mixed,
+    ranks that differ say so, and the targets judge the same-matrix cost."""
+    report = bench_module("report")
+
+    def audit(auto, off, on, choices):
+        return {"distances": [0, 512], "rounds": len(auto), "samples_s": {"auto": auto, "0": off, "512": on}, "choices": choices, "settle_products": [42] * len(auto)}
+
+    jobs = [audit([1.0, 1.01, 1.0], [1.0, 1.0, 1.02], [1.3, 1.3, 1.3], [[0], [0], [0]]),  # right, within 1%
+            audit([1.3, 1.3, 1.3], [1.0, 1.0, 1.0], [1.3, 1.3, 1.3], [[512], [512], [512]]),  # wrong: 30%
+            audit([1.0, 1.3, 1.0], [1.0, 1.0, 1.0], [1.3, 1.3, 1.3], [[0], [512], [0]]),  # mixed: the rounds decided differently
+            audit([1.0, 1.0, 1.0], [1.0, 1.0, 1.0], [1.02, 1.02, 1.02], [[0, 512], [0, 512], [0, 512]])]  # per rank
+    auto = {"matrix_key": "m:1", "layout": "2x1", "variant": "aijhybrid", "type": "aijhybrid", "mult_s": 1.0, "options": "-mat_aijhybrid_num_threads 1",
+            "jobs_detail": [{"median_s": 9.0, "choices": None, "prefetch_audit": a} for a in jobs]}
+    # a fixed variant on another matrix, 10x slower: not what the audit reads
+    off = {"matrix_key": "m:1", "layout": "2x1", "variant": "aijhybrid:noprefetch", "type": "aijhybrid", "mult_s": 10.0,
+           "options": "-mat_aijhybrid_prefetch 0 -mat_aijhybrid_num_threads 1", "jobs_detail": [{"median_s": 10.0, "choices": None}] * 4}
+    rows, summary = report.choice_audit([auto, off])
+    assert [r["verdict"] for r in rows] == ["right", "wrong", "mixed", "mixed"], rows
+    assert all(r["same_matrix"] for r in rows) and summary[0]["same_matrix"]
+    assert rows[0]["cost"] == pytest.approx(0.0) and rows[1]["cost"] == pytest.approx(0.3) and rows[2]["ran_with"] == [0, 512]
+    assert rows[3]["ran_with"] == ["per rank 0/512"] and rows[3]["spread"] == pytest.approx(0.02)
+    assert summary[0]["decisive_jobs"] == 3 and summary[0]["same_decision"] is False and summary[0]["cost_max"] == pytest.approx(0.3)
+    assert [t["met"] for t in report.choice_targets(summary)] == [False, False]
+    assert "prefetch, same matrix" in report.choice_audit_text(rows, summary)
+    # every round the better one: both targets met
+    auto["jobs_detail"] = [{"median_s": 9.0, "choices": None, "prefetch_audit": jobs[0]}] * 3
+    _, summary = report.choice_audit([auto, off])
+    assert [t["met"] for t in report.choice_targets(summary)] == [True, True]
 
 
 def test_precond_choice_audit():

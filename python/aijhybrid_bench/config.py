@@ -33,8 +33,12 @@ DEFAULTS = {
         "rounds": 5,  # alternating rounds over all variants
         "batches_per_round": 2,  # batches per variant per round; samples = rounds x batches
         "max_batch": 100000,
+        # the measured software prefetch of every aijhybrid variant that leaves it to measurement, against
+        # these fixed distances on the variant's own matrix after the rounds (timing.audit_prefetch; the
+        # record's choice audit): {"distances": [0, 512], "rounds": 7}, or None
+        "prefetch_audit": None,
     },
-    "stream": {"array_mb": None, "repeats": 10},  # array_mb: per array per node; None: 4 x L3, >= 32 MB
+    "stream": {"array_mb": None, "repeats": 10},  # array_mb: per array per node; None: 4 x L3, >= 32 MB; at most stream.memory_cap()
     # one CG + Jacobi solve per variant (b = matrices.rhs(A), x0 = 0); "matrices" / "variants": label
     # lists to restrict it to (null: all; a listed variant measured as equivalent to another is solved
     # through that one); "max_rows": skip larger matrices
@@ -203,6 +207,9 @@ def validate(cfg):
     t = cfg["timing"]
     if t["rounds"] < 1 or t["batches_per_round"] < 1 or t["warmup"] < 1:
         raise ConfigError("timing: rounds, batches_per_round and warmup must be >= 1")
+    pa = t.get("prefetch_audit")
+    if pa is not None and (not pa.get("distances") or int(pa.get("rounds", 0)) < 1 or any(int(d) < 0 for d in pa["distances"])):
+        raise ConfigError("timing.prefetch_audit: distances (>= 0) and rounds (>= 1), or null, not %r" % (pa,))
     return cfg
 
 

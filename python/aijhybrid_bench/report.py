@@ -66,6 +66,8 @@ def flatten(jobs, baseline="aij"):
                     r["job_medians_s"].append(model.median(v["samples_s"]))
                     r.setdefault("jobs_detail", []).append({"median_s": model.median(v["samples_s"]),
                                                             "choices": group_choices(zip(v["samples_s"], v["sample_choices"])) if v.get("sample_choices") else None})
+                    if v.get("prefetch_audit"):
+                        r["jobs_detail"][-1]["prefetch_audit"] = v["prefetch_audit"]
                 if v.get("sample_choices"):
                     r.setdefault("_choices", []).extend(zip(v["samples_s"], v["sample_choices"]))
                 for k in ("mode", "partition", "nthreads", "build", "build_s", "first_product_s", "rss_delta_bytes_sum", "batch", "exchange_stats"):
@@ -358,6 +360,13 @@ def choice_audit(results, spread=0.10, cost_max=0.03):
         for key, opt in CHOICES:
             if opt in own:
                 continue  # fixed here
+            where = {"matrix": auto["matrix_key"], "layout": auto["layout"], "variant": auto["variant"], "choice": key}
+            audits = [d.get("prefetch_audit") for d in auto.get("jobs_detail") or []]
+            if key == "prefetch" and audits and all(audits):  # measured against the fixed distances on its own matrix
+                jobrows = [dict(where, job=j, same_matrix=True, **judge_audit(a, spread, cost_max)) for j, a in enumerate(audits)]
+                rows += jobrows
+                summary.append(dict(audit_summary(where, jobrows, spread), same_matrix=True))
+                continue
             fixed = [r for r in hyb if r is not auto and r["matrix_key"] == auto["matrix_key"] and r["layout"] == auto["layout"]
                      and opt in _own_options(r) and {k: v for k, v in _own_options(r).items() if k != opt} == own]
             if key == "task_share":  # its alternatives: share 1 and a sized share that no fixed variant can name: judged by the cost against share 1
@@ -367,7 +376,6 @@ def choice_audit(results, spread=0.10, cost_max=0.03):
             jobs = len(auto["jobs_detail"])
             if any(len(f.get("jobs_detail") or []) != jobs for f in fixed):
                 continue  # not measured in the same jobs
-            where = {"matrix": auto["matrix_key"], "layout": auto["layout"], "variant": auto["variant"], "choice": key}
             jobrows = [dict(where, job=j, **judge_job(_chosen(auto["jobs_detail"][j]["choices"], key), auto["jobs_detail"][j]["median_s"],
                                                        {float(_own_options(f)[opt]): f["jobs_detail"][j]["median_s"] for f in fixed}, spread, cost_max))
                        for j in range(jobs)]
@@ -392,6 +400,23 @@ def judge_job(ran, median_s, fixed, spread=0.10, cost_max=0.03):
         verdict = "wrong"
     return {"ran_with": ran, "fixed_s": {str(k): v for k, v in sorted(fixed.items(), key=lambda kv: str(kv[0]))}, "better_fixed": best, "spread": sp,
             "cost": cost, "verdict": verdict}
+
+
+def judge_audit(audit, spread=0.10, cost_max=0.03):
+    """One job's timing.audit_prefetch (the measured prefetch and the fixed distances timed in the
+    same rounds on the same matrix) judged as judge_job does: what the measured batches ran with (a
+    distance, 'per rank a/b', 'measuring' or 'changed'), their median against the fixed ones'."""
+    ran = set()
+    for per_rank in audit["choices"]:
+        if any(c is None for c in per_rank):
+            ran.add("measuring")
+        elif any(c == "changed" for c in per_rank):
+            ran.add("changed")
+        else:
+            ran.add(per_rank[0] if len(set(per_rank)) == 1 else "per rank " + "/".join("%g" % c for c in per_rank))
+    fixed = {float(d): model.median(audit["samples_s"][str(d)]) for d in audit["distances"]}
+    ran = sorted(ran, key=str)
+    return judge_job(ran, model.median(audit["samples_s"]["auto"]), fixed, spread, cost_max)
 
 
 def audit_summary(where, jobrows, spread=0.10):
@@ -424,10 +449,11 @@ def choice_targets(summary, spread=0.10, cost_max=0.03):
 def choice_audit_text(rows, summary):
     if not summary:
         return ""
-    lines = ["Measured choices against the fixed alternatives of the same jobs (cost: median over the better fixed one's, -1):"]
+    lines = ["Measured choices against the fixed alternatives of the same jobs (cost: median over the better fixed one's, -1; "
+             "'same matrix': timed in the same rounds on the measured variant's own matrix):"]
     for s in summary:
-        lines.append("  %-18s %-6s %-22s %-10s right %d, wrong %d, mixed %d, no real difference %d of %d job(s); cost median %+.1f%%, worst %+.1f%%" % (
-            s["matrix"], s["layout"], s["variant"], s["choice"], s["right"], s["wrong"], s["mixed"], s["no_difference"], s["jobs"], 100 * s["cost_median"], 100 * s["cost_max"]))
+        lines.append("  %-18s %-6s %-22s %-22s right %d, wrong %d, mixed %d, no real difference %d of %d job(s); cost median %+.1f%%, worst %+.1f%%" % (
+            s["matrix"], s["layout"], s["variant"], s["choice"] + (", same matrix" if s.get("same_matrix") else ""), s["right"], s["wrong"], s["mixed"], s["no_difference"], s["jobs"], 100 * s["cost_median"], 100 * s["cost_max"]))
     return "\n".join(lines)
 
 

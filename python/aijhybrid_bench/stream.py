@@ -63,14 +63,57 @@ def thread_cpus(path, nthreads):
     return list(cpus)[:got]
 
 
+def _mem_available():
+    """MemAvailable of /proc/meminfo in bytes, or None."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _machine_id():
+    """What tells one kernel (one machine) from another: emulated hosts (network and UTS namespaces,
+    share/nodes) are nodes to MPI but share this machine's memory and its boot id."""
+    try:
+        with open("/proc/sys/kernel/random/boot_id") as f:
+            return f.read().strip()
+    except OSError:
+        import socket
+
+        return socket.gethostname()
+
+
+def memory_cap(comm, node_rank):
+    """(bytes each of the three arrays of one node may take, nodes of comm on this machine): half of
+    this machine's available memory (the smallest MemAvailable its ranks read) shared by the nodes of
+    comm that run on it (one on a cluster; several for emulated hosts). None when it cannot be read."""
+    me = _machine_id()
+    leaders = comm.allgather(me if node_rank == 0 else None)
+    k = max(1, sum(1 for m in leaders if m == me))
+    avail = _mem_available()
+    lows = comm.allgather((me, avail))
+    mine = [a for m, a in lows if m == me and a is not None]
+    return (int(min(mine) / 2 / 3 / k) if mine else None), k
+
+
 def measure(comm, path, nthreads, array_bytes_per_node, repeats=10):
     """Triad bandwidth of all ranks of comm together (mpi4py communicator), in GB/s (1e9 bytes/s).
-    array_bytes_per_node: size of each of the three arrays summed over the ranks of one node."""
+    array_bytes_per_node: size of each of the three arrays summed over the ranks of one node, at
+    most memory_cap() (the record says when it was capped: emulated hosts share one machine's
+    memory, and 4 x a large L3 on each would exhaust it)."""
     from mpi4py import MPI
 
     node = comm.Split_type(MPI.COMM_TYPE_SHARED)
-    local_ranks = node.Get_size()
+    local_ranks, node_rank = node.Get_size(), node.Get_rank()
     node.Free()
+    cap, nodes_here = memory_cap(comm, node_rank)
+    asked = array_bytes_per_node
+    if cap is not None:
+        array_bytes_per_node = min(array_bytes_per_node, cap)
     n = max(1 << 16, int(array_bytes_per_node // 8 // local_ranks))
     method = "c-openmp" if path else "numpy"
     times = []
@@ -119,6 +162,9 @@ def measure(comm, path, nthreads, array_bytes_per_node, repeats=10):
         "method": method,
         "elements_per_rank": n,
         "array_bytes_per_rank": 8 * n,
+        "array_bytes_per_node_asked": int(asked),
+        "capped_by_memory": bool(cap is not None and cap < asked),
+        "nodes_on_this_machine": nodes_here,
         "repeats": repeats,
         "threads_per_rank": nthreads if path else 1,
         "bytes_per_element": BYTES_PER_ELEMENT,

@@ -70,6 +70,49 @@ def _batches(job, v, bpr):
         v.choices.append(before if before == after else {"changed": [before, after]})
 
 
+def _settled(job, v):
+    """every rank's measured choices of v decided (none reads None)"""
+    c = choice(job, v)
+    return v.group.all(c and all(x is not None for x in c.values()))
+
+
+def audit_prefetch(job, v, distances, rounds):
+    """The measured software prefetch of v against fixed distances on v's own matrix (issue 31: the
+    variants that fix it are other matrices, whose pages land elsewhere, so their times differ by
+    more than the choice's cost). `rounds` rounds, the order rotating: for each alternative (None:
+    measured, then each fixed distance) MatAIJHybridSetPrefetch(), warm-up products (for the measured
+    one until every rank has decided again, 256 at most: a new decision in each round) and one
+    barrier-timed batch of v's K products. Returns {"distances", "rounds", "samples_s": {"auto" or
+    str(distance): [seconds per product, one per round]}, "choices": [per round, per rank: the
+    distance the measured batch ran with, "changed" or None for measuring], "settle_products":
+    [products until decided, per round]}. Leaves v measuring again. On v's group."""
+    A, x, y, g, ph = v.A, v.x, v.y, v.group, job.ph
+    comm, MPI = g.comm, job.MPI
+    alts = [None] + [int(d) for d in distances]
+    out = {"distances": [int(d) for d in distances], "rounds": rounds, "samples_s": {("auto" if a is None else str(a)): [] for a in alts}, "choices": [],
+           "settle_products": []}
+    for r in range(rounds):
+        for a in alts[r % len(alts):] + alts[: r % len(alts)]:
+            ph.set_prefetch(A, a)
+            k = 0
+            while k < job.spec["timing"]["warmup"] or (a is None and k < 256 and not _settled(job, v)):
+                A.mult(x, y)
+                k += 1
+            before = choice(job, v)["prefetch"]
+            comm.Barrier()
+            t0 = MPI.Wtime()
+            for _ in range(v.batch):
+                A.mult(x, y)
+            comm.Barrier()
+            out["samples_s"]["auto" if a is None else str(a)].append((MPI.Wtime() - t0) / v.batch)
+            if a is None:
+                after = choice(job, v)["prefetch"]
+                out["choices"].append(comm.allgather(before if before == after else "changed"))
+                out["settle_products"].append(k)
+    ph.set_prefetch(A, None)
+    return out
+
+
 def timed_rounds(job, active):
     """The timing samples of every active variant (seconds per product, one per batch) and the
     choices in force during each."""

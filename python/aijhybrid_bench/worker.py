@@ -32,7 +32,7 @@ import os
 import sys
 
 from . import collect, timing, variants
-from .job import Job, peak_rss
+from .job import Job, is_hybrid, peak_rss
 
 
 def _solve_variants(job, case, active, equivalents, M):
@@ -145,6 +145,15 @@ def run_case(job, case):
             collect.diagnostics(job, v)
 
         job.run_on(v.group, finish)
+    pa = job.spec["timing"].get("prefetch_audit")
+    for v in active if pa else []:
+        if is_hybrid(v.spec["type"]) and "-mat_aijhybrid_prefetch" not in (v.spec.get("options") or ""):
+            job.log("%s rows=%d: the measured prefetch of %s against %s on its matrix" % (case["name"], M, v.label, pa["distances"]))
+
+            def audit(v=v):
+                v.rec["prefetch_audit"] = timing.audit_prefetch(job, v, pa["distances"], int(pa["rounds"]))
+
+            job.run_on(v.group, audit)
     _solve_variants(job, case, active, equivalents, M)
     whole = _whole_solves(job, case, active, equivalents, M)
     if whole is not None:

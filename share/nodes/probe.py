@@ -22,6 +22,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import hosts as H  # noqa: E402
+import timing as T  # noqa: E402
 
 
 def main():
@@ -121,15 +122,8 @@ def main():
     red = {}
     lead = comm.Split(0 if rank == min(r for r in range(size) if host_of[r] == host_of[rank]) else MPI.UNDEFINED, rank)
     for sub in (comm, lead):
-        ts = []
         if sub != MPI.COMM_NULL:
-            x = np.ones(1)
-            y = np.empty(1)
-            for i in range(args.reps * 10 + 10):
-                t0 = MPI.Wtime()
-                sub.Allreduce(x, y)
-                ts.append(MPI.Wtime() - t0)
-            t = sub.allreduce(statistics.median(ts[10:]), op=MPI.MAX)
+            t = T.time_allreduce(sub, args.reps)
             if sub.Get_rank() == 0:
                 red[str(sub.Get_size())] = t
         comm.Barrier()

@@ -37,6 +37,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import hosts as H  # noqa: E402  (counters_here: the tc classes of this host)
+import timing as T  # noqa: E402  (time_allreduce)
 
 VARIANTS = ("aij", "aij_nodeaware", "hybrid", "hybrid_nodeaware")
 
@@ -144,12 +145,7 @@ def main():
     w = window(lambda: comm.Allreduce(sb, rb), args.reps * 5)
     res["allreduce"] = per_rep(w, base, args.reps * 5)
     # and its time in this job (its own ranks, threads and hosts): the median call, on the slowest rank
-    ts = []
-    for _ in range(args.reps * 10 + 10):
-        t0 = MPI.Wtime()
-        comm.Allreduce(sb, rb)
-        ts.append(MPI.Wtime() - t0)
-    res["allreduce_s"] = comm.allreduce(statistics.median(ts[10:]), op=MPI.MAX)
+    res["allreduce_s"] = T.time_allreduce(comm, args.reps)
 
     # ---- the ghost pattern and the messages each exchange sends
     def pattern(A):

@@ -10,7 +10,7 @@
    within its first 62 measured products and never changes in the middle of a solve that long). The share's samples are the
    wall time of a product's threaded region, the prefetch's the kernel time of its slowest thread
    (MatAIJHybridTune()). They never measure at the same time: the prefetch trial waits while the
-   share is measured, and a re-trial of the share waits for a prefetch trial.
+   share is measured.
 
    Thread 0's task-mode share (-mat_aijhybrid_task_share, default measured). Sizing: after
    AIJHYBRID_TASK_SHARE_PRODUCTS products, the share of the diagonal block thread 0 multiplies
@@ -76,14 +76,6 @@ static PetscBool ShareBusy(const Mat_AIJHybrid *ctx)
   const AIJHybridTuning *t = &ctx->tune;
 
   return (PetscBool)(ShareMeasured(ctx) && (t->share_phase == AIJHYBRID_SHARE_SIZING || (t->share_phase == AIJHYBRID_SHARE_CHOOSING && t->share_choice.state == AIJHYBRID_CHOICE_MEASURING)));
-}
-
-/* a trial of the prefetch choice is under way (begun: it waits while the share is measured) */
-static PetscBool PrefetchBusy(const Mat_AIJHybrid *ctx)
-{
-  const AIJHybridChoice *c = &ctx->tune.pf_choice;
-
-  return (PetscBool)(ctx->set.prefetch < 0 && c->state == AIJHYBRID_CHOICE_MEASURING && c->uses > 0);
 }
 
 /* the share and its partition for the next product, from the share choice's alternative in force or under trial */
@@ -180,8 +172,8 @@ static PetscErrorCode TaskShareTune(Mat A, Mat_AIJHybrid *ctx, double seconds)
   }
   if (t->share_choice.state == AIJHYBRID_CHOICE_A || t->share_choice.state == AIJHYBRID_CHOICE_B || (t->share_choice.state == AIJHYBRID_CHOICE_CANNOT_TELL && t->share_choice.trial >= t->share_choice.rule.trials))
     t->share_phase = AIJHYBRID_SHARE_DONE;
-  if (t->share_phase == AIJHYBRID_SHARE_DONE || (t->share_choice.state == AIJHYBRID_CHOICE_CANNOT_TELL && PrefetchBusy(ctx))) {
-    t->share_timed = PETSC_FALSE; /* a re-trial waits while software prefetch is measured */
+  if (t->share_phase == AIJHYBRID_SHARE_DONE) {
+    t->share_timed = PETSC_FALSE;
     ShareApply(ctx, t->share_choice.in_force);
   } else {
     t->share_alt = AIJHybridChoiceNext(&t->share_choice, &t->share_timed);

@@ -21,6 +21,7 @@ lib = comm.bcast(lib, root=0)
 res = stream.measure(comm, lib, T, 16 << 20, repeats=3)
 res["thread_cpus"] = stream.thread_cpus(lib, T)
 res["numpy"] = stream.measure(comm, None, T, 16 << 20, repeats=2)
+res["cap"] = stream.memory_cap(comm, comm.Split_type(MPI.COMM_TYPE_SHARED).Get_rank())
 comm.Barrier()
 if comm.Get_rank() == 0:
     from common import write_result  # tests/workers is on PYTHONPATH (tests/mpirun.py)
