@@ -418,7 +418,7 @@ def test_stream_memory_cap(monkeypatch):
             return [m if x is not None else None for m in self.ids]
 
     monkeypatch.setattr(stream, "_machine_id", lambda: "a")
-    monkeypatch.setattr(stream, "_mem_available", lambda: 24 << 30)
+    monkeypatch.setattr(stream, "meminfo_bytes", lambda key: 24 << 30)
     comm = Comm(["a", "a", "a", "a", "b"], [24 << 30, 20 << 30, 24 << 30, 24 << 30, 1 << 30])
     cap, k = stream.memory_cap(comm, 0)
     assert k == 4 and cap == int((20 << 30) / 2 / 3 / 4)
@@ -426,7 +426,9 @@ def test_stream_memory_cap(monkeypatch):
     assert k == 1 and cap == (24 << 30) // 6 and cap > 4 * 480 << 20  # one node alone: 4 x a 480 MiB L3 fits
     assert stream.memory_cap(Comm(["a"], [None]), 0) == (None, 1)
     if os.path.exists("/proc/meminfo"):
-        assert stream._mem_available() > 0
+        machine = bench_module("machine")
+        assert machine.meminfo_bytes("MemAvailable") > 0 and machine.meminfo_bytes("MemTotal") >= machine.meminfo_bytes("MemAvailable")
+        assert machine.meminfo_bytes("NoSuchField") is None
 
 
 @needs_build

@@ -48,15 +48,20 @@ def l3_bytes():
     return best
 
 
-def memory_bytes():
+def meminfo_bytes(key):
+    """The field `key` of /proc/meminfo ("MemTotal", "MemAvailable") in bytes, or None."""
     try:
         with open("/proc/meminfo") as f:
             for line in f:
-                if line.startswith("MemTotal:"):
+                if line.startswith(key + ":"):
                     return int(line.split()[1]) * 1024
-    except OSError:
+    except (OSError, ValueError, IndexError):
         pass
     return None
+
+
+def memory_bytes():
+    return meminfo_bytes("MemTotal")
 
 
 def describe():

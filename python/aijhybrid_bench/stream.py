@@ -15,6 +15,7 @@ import shutil
 import subprocess
 
 from .config import CONFIG_DIR
+from .machine import meminfo_bytes
 
 SOURCE = CONFIG_DIR / "stream.c"
 BYTES_PER_ELEMENT = 24
@@ -63,18 +64,6 @@ def thread_cpus(path, nthreads):
     return list(cpus)[:got]
 
 
-def _mem_available():
-    """MemAvailable of /proc/meminfo in bytes, or None."""
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
-
-
 def _machine_id():
     """What tells one kernel (one machine) from another: emulated hosts (network and UTS namespaces,
     share/nodes) are nodes to MPI but share this machine's memory and its boot id."""
@@ -94,7 +83,7 @@ def memory_cap(comm, node_rank):
     me = _machine_id()
     leaders = comm.allgather(me if node_rank == 0 else None)
     k = max(1, sum(1 for m in leaders if m == me))
-    avail = _mem_available()
+    avail = meminfo_bytes("MemAvailable")
     lows = comm.allgather((me, avail))
     mine = [a for m, a in lows if m == me and a is not None]
     return (int(min(mine) / 2 / 3 / k) if mine else None), k

@@ -27,16 +27,16 @@ def calibrate(job, v, first):
     choices are settled (src/mat/tune.c: thread 0's task share, then software prefetch; their
     re-trials follow at once, so at most 64 + 62 + 62 products), 256 products at most; a choice
     still measured after that shows in the batches' choices."""
-    A, x, y, ph, g = v.A, v.x, v.y, job.ph, v.group
-    tm = job.spec["timing"]
-    per, k = first, 1
-    hybrid = is_hybrid(v.spec["type"])
-    while k < tm["warmup"] or (hybrid and k < 256 and not g.all(choice(job, v) and all(x is not None for x in choice(job, v).values()))):
+    g, tm = v.group, job.spec["timing"]
+    fastest = [first]
+
+    def timed():
         t0 = g.wtime_barrier()
-        A.mult(x, y)
-        per = min(per, g.wtime_barrier() - t0)
-        k += 1
-    per = g.max(per)
+        v.A.mult(v.x, v.y)
+        fastest[0] = min(fastest[0], g.wtime_barrier() - t0)
+
+    k = _warm_up(job, v, is_hybrid(v.spec["type"]), timed, done=1)
+    per = g.max(fastest[0])
     v.batch = int(min(tm["max_batch"], max(1, math.ceil(tm["batch_seconds"] / max(per, 1e-9)))))
     v.rec.update(warmup_product_s=per, batch=v.batch, warmup_products=k)
 
@@ -76,6 +76,19 @@ def _settled(job, v):
     return v.group.all(c and all(x is not None for x in c.values()))
 
 
+def _warm_up(job, v, measured, product=None, done=0):
+    """Products of v (`product`, default one A.mult) until timing.warmup of them have run and, when
+    `measured`, every rank's measured choices are settled (256 products at most: a choice still
+    measured after that shows in the batches' choices). Returns the number of products run,
+    counting the `done` ones run before."""
+    product = product or (lambda: v.A.mult(v.x, v.y))
+    k = done
+    while k < job.spec["timing"]["warmup"] or (measured and k < 256 and not _settled(job, v)):
+        product()
+        k += 1
+    return k
+
+
 def audit_prefetch(job, v, distances, rounds):
     """The measured software prefetch of v against fixed distances on v's own matrix (issue 31: the
     variants that fix it are other matrices, whose pages land elsewhere, so their times differ by
@@ -94,10 +107,7 @@ def audit_prefetch(job, v, distances, rounds):
     for r in range(rounds):
         for a in alts[r % len(alts):] + alts[: r % len(alts)]:
             ph.set_prefetch(A, a)
-            k = 0
-            while k < job.spec["timing"]["warmup"] or (a is None and k < 256 and not _settled(job, v)):
-                A.mult(x, y)
-                k += 1
+            k = _warm_up(job, v, a is None)
             before = choice(job, v)["prefetch"]
             comm.Barrier()
             t0 = MPI.Wtime()

@@ -51,22 +51,29 @@ def render_times(d, head):
     if "error" in r or not m or "error" in m:
         return head + "\n\nNo model in this record: %s" % (r.get("error") or m.get("error") or "not fitted")
     lines = [head, "", "Medians of %s interleaved rounds (variants alternated A B C D D C B A); the hosts share this machine's cores, which other jobs shared too (load average %s at the start, %s at the end): "
-             "indicative only. Model role: fit = the parameters were fitted to that row among others; prediction = the row was not used in the fit." % (
+             "indicative only. Model: the parameters fitted to every MatMult row; held out: the row's matrix left out of the fit (its times predicted from the other matrices'); "
+             "CG solves are never fitted." % (
                  r["runs"][0].get("rounds") if r.get("runs") else "-", ", ".join("%.1f" % x for x in r.get("load_average_start", [])), ", ".join("%.1f" % x for x in r.get("load_average_end", []))), "",
-             "| run | rate | matrix | variant | MatMult ms | model ms | error | role | CG solve s | model s | error |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "| run | rate | matrix | variant | MatMult ms | model ms | error | held out ms | error | CG solve s | model s | error |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    pct = lambda x: "%+.0f%%" % (100 * x) if x is not None else "-"  # noqa: E731
     for v in m["validation"]:
-        lines.append("| %s | %s | %s | %s | %.2f | %.2f | %+.0f%% | %s | %s | %s | %s |" % (
-            v["run"], v["rate"], v["matrix"], VLABEL.get(v["variant"], v["variant"]), 1e3 * v["mult_s"], 1e3 * v["mult_pred_s"], 100 * v["mult_err"], v["mult_role"],
-            _f(v["cg_solve_s"], "%.3f"), _f(v["cg_pred_s"], "%.3f"), "%+.0f%%" % (100 * v["cg_err"]) if v["cg_err"] is not None else "-"))
+        lines.append("| %s | %s | %s | %s | %.2f | %.2f | %s | %s | %s | %s | %s | %s |" % (
+            v["run"], v["rate"], v["matrix"], VLABEL.get(v["variant"], v["variant"]), 1e3 * v["mult_s"], 1e3 * v["mult_pred_s"], pct(v["mult_err"]),
+            _f(v.get("mult_heldout_s") and 1e3 * v["mult_heldout_s"], "%.2f"), pct(v.get("mult_heldout_err")),
+            _f(v["cg_solve_s"], "%.3f"), _f(v["cg_pred_s"], "%.3f"), pct(v["cg_err"])))
     w = m["within_25"]
     q = m["params_here"]
-    lines += ["", "Within 25%%: MatMult %d of %d fitted rows, %d of %d predicted; CG solves %d of %d (all predicted)." % (tuple(w["mult_fit"]) + tuple(w["mult_pred"]) + tuple(w["cg"])),
+    held = ("%d of %d held out (fitted without their matrix)" % tuple(w["mult_heldout"]) if "mult_heldout" in w
+            else "%d of %d predicted (an older record: fitted to the first rate, the second predicted)" % tuple(w["mult_pred"]))
+    lines += ["", "Within 25%%: MatMult %d of %d rows fitted, %s; CG solves %d of %d (all predicted)." % (tuple(w["mult_fit"]) + (held,) + tuple(w["cg"])),
               "Parameters of the emulated hosts: network L %.3g ms per phase, o %.3g ms per message; shared memory L_s %.3g ms, o_s %.3g ms; CPU %.3g ns per nonzero "
               "and %.3g ms per rank and product (all hosts on this machine's cores); a host's bandwidth %s MB/s (probe, per rate; stated B_s %.3g GB/s)." % (
                   1e3 * q["L"], 1e3 * q["o"], 1e3 * q["L_s"], 1e3 * q["o_s"], 1e9 * q["tau"], 1e3 * q["kappa"],
                   ", ".join("%.3g at %.3g Mbit/s" % (v / 1e6, float(k) / 1e6) for k, v in sorted(q.get("B_all", {}).items(), key=lambda kv: -float(kv[0]))), q["B_s"] / 1e9)]
     if "rho" in q:
-        lines[-1] += " Rendezvous waiting: %.2f of the bytes both directions of a connection have in common." % q["rho"]
+        lines[-1] += " Rendezvous waiting: %.2f of the bytes both directions of a connection have in common (fitted without %s)." % (
+            q["rho"], ", ".join("%s: %s" % (k, "%.2f" % v if v is not None else "not seen, no rendezvous waiting in the others")
+                                for k, v in sorted(m.get("rho_without", {}).items())) or "-")
     if q.get("allreduce"):
         lines[-1] += " MPI_Allreduce (probe): %s." % ", ".join("%.3g ms at %s ranks" % (1e3 * v, k) for k, v in sorted(q["allreduce"].items(), key=lambda kv: int(kv[0])))
     ts = r.get("targets") or []
