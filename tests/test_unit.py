@@ -2,7 +2,8 @@
 test (tests/unit/products_stress.c) and the
 assembly paths of a C application (tests/unit/assembly_paths.c: MatSetUp without preallocation,
 off-process ADD_VALUES), at 1 and 3 ranks with 2 threads, re-typing after MatSetUp, and MatZeroRows on rows
-empty in the diagonal block (tests/unit/zerorows_empty.c), under -malloc_debug -malloc_dump."""
+empty in the diagonal block (tests/unit/zerorows_empty.c), COO assembly (tests/unit/coo_blocks.c), under
+-malloc_debug -malloc_dump."""
 import os
 import re
 import subprocess
@@ -32,6 +33,21 @@ def test_assembly_paths(ranks):
     run = mpirun.run([exe, "-malloc_debug", "-malloc_dump"], ranks=ranks, threads=2)
     assert run.rc == 0, run.describe()
     assert "MatMult matches aij" in run.output and "MatMultTranspose matches aij" in run.output, run.describe()
+    leaks = [l for l in run.output.splitlines() if re.match(r"\s*\[\s*\d+\]\s*\d+ bytes", l)]
+    assert not leaks, "unfreed memory:\n" + "\n".join(leaks)
+
+
+@pytest.mark.parametrize("ranks", (1, 2, 3))
+def test_coo_blocks(ranks):
+    """tests/unit/coo_blocks.c: COO assembly (twice, another pattern) gives aij's products, the blocks of
+    mpiaijhybrid stay seqaij (MPIAIJ's COO preallocation converts them to the root type aijhybrid), and
+    after the conversion back to aij the COO preallocation is AIJ's own; no leak under -malloc_dump"""
+    exe = os.path.join(BUILD, "tests", "coo_blocks")
+    assert os.path.exists(exe), "build the unit tests first: make unit"
+    run = mpirun.run([exe, "-malloc_debug", "-malloc_dump"], ranks=ranks, threads=2)
+    assert run.rc == 0, run.describe()
+    want = "blocks seqaij and seqaij" if ranks > 1 else "seqaijhybrid matches aij"
+    assert run.output.count("COO again: ") == 2 and run.output.count(want) >= 4, run.describe()
     leaks = [l for l in run.output.splitlines() if re.match(r"\s*\[\s*\d+\]\s*\d+ bytes", l)]
     assert not leaks, "unfreed memory:\n" + "\n".join(leaks)
 

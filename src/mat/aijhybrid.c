@@ -259,6 +259,65 @@ static PetscErrorCode MatGetDiagonalBlock_AIJHybrid(Mat A, Mat *a)
 }
 
 /*
+  COO assembly of mpiaijhybrid: MPIAIJ's MatSetPreallocationCOO() makes new blocks and converts them
+  to the root type of the matrix's type, which for us is aijhybrid: the blocks would become
+  seqaijhybrid (with per-thread partitions of their own, never used; the parallel type works on
+  their arrays). MPIAIJ's routine runs, then both blocks are converted back to seqaij in place, so
+  the blocks of an mpiaijhybrid matrix are seqaij whatever assembled them. MPIAIJ's routine is read
+  from a plain mpiaij matrix (the one composed on B may be ours, copied by a duplicate).
+*/
+typedef PetscErrorCode (*AIJHybridCOOFn)(Mat, PetscCount, PetscInt[], PetscInt[]);
+
+static PetscErrorCode MatAIJHybridParentCOO(AIJHybridCOOFn *f)
+{
+  static AIJHybridCOOFn parent = NULL;
+
+  PetscFunctionBegin;
+  if (!parent) {
+    Mat M;
+
+    PetscCall(MatCreate(PETSC_COMM_SELF, &M));
+    PetscCall(MatSetType(M, MATMPIAIJ));
+    PetscCall(PetscObjectQueryFunction((PetscObject)M, "MatSetPreallocationCOO_C", &parent));
+    PetscCall(MatDestroy(&M));
+  }
+  *f = parent;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatSetPreallocationCOO_AIJHybrid(Mat A, PetscCount n, PetscInt i[], PetscInt j[])
+{
+  AIJHybridCOOFn parent = NULL;
+  Mat            blk[2];
+
+  PetscFunctionBegin;
+  PetscCall(MatAIJHybridParentCOO(&parent));
+  PetscCheck(parent, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "aijhybrid: MPIAIJ has no COO preallocation in this PETSc");
+  PetscCall((*parent)(A, n, i, j));
+  PetscCall(MatMPIAIJGetSeqAIJ(A, &blk[0], &blk[1], NULL));
+  for (PetscInt b = 0; b < 2; b++) {
+    PetscBool ours;
+
+    PetscCall(MatAIJHybridIsType(blk[b], &ours));
+    if (ours) PetscCall(MatConvert(blk[b], MATSEQAIJ, MAT_INPLACE_MATRIX, &blk[b]));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* compose ours (on) or MPIAIJ's again (off), on an mpi matrix that has COO preallocation */
+static PetscErrorCode MatAIJHybridComposeCOO(Mat B, PetscBool on)
+{
+  AIJHybridCOOFn parent = NULL, cur = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectQueryFunction((PetscObject)B, "MatSetPreallocationCOO_C", &cur));
+  if (!cur) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatAIJHybridParentCOO(&parent));
+  PetscCall(PetscObjectComposeFunction((PetscObject)B, "MatSetPreallocationCOO_C", on ? MatSetPreallocationCOO_AIJHybrid : parent));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
   MatAIJHybridComposeType - every function the type composes on B (the converters between info's
   type and its base, the product and AXPY hooks, the Set/Get implementations, the diagnostics), or,
   with on false, none of them: the one list the conversion, the strip and the factors share
@@ -327,6 +386,7 @@ static PetscErrorCode MatAIJHybridStrip(Mat B)
   B->ops->productsetfromoptions = ctx->parentops.productsetfromoptions; /* src/mat/matproduct.c */
   PetscCall(MatAIJHybridContextDestroy(B));
   PetscCall(MatAIJHybridComposeType(B, info, PETSC_FALSE));
+  if (info->mpi) PetscCall(MatAIJHybridComposeCOO(B, PETSC_FALSE));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, info->base));
   PetscCall(PetscStrcmp(B->defaultvectype, VECHYBRID, &hybrid));
   if (hybrid) PetscCall(MatSetVecType(B, VECSTANDARD));
@@ -483,6 +543,7 @@ static PetscErrorCode MatConvert_AIJ_AIJHybrid(Mat A, MatType type, MatReuse reu
   if (ctx->parentops.getdiagonal) B->ops->getdiagonal = MatGetDiagonal_AIJHybrid;
   if (ctx->parentops.productsetfromoptions) B->ops->productsetfromoptions = MatProductSetFromOptions_AIJHybrid; /* src/mat/matproduct.c */
   PetscCall(MatAIJHybridComposeType(B, info, PETSC_TRUE));
+  if (mpi) PetscCall(MatAIJHybridComposeCOO(B, PETSC_TRUE));
   PetscCall(PetscObjectChangeTypeName((PetscObject)B, info->type));
   PetscCall(PetscStrcmp(B->defaultvectype, VECSTANDARD, &standard));
   if (standard) PetscCall(MatSetVecType(B, VECHYBRID)); /* MatCreateVecs(): threaded vectors (unless the application chose a type) */
