@@ -10,9 +10,13 @@ static PetscErrorCode Fill(Mat M, PetscInt n, PetscInt shift)
 {
   PetscInt     rs, re, k = 0, *ci, *cj;
   PetscScalar *v;
+  PetscLayout  rmap;
 
   PetscFunctionBeginUser;
-  PetscCall(MatGetOwnershipRange(M, &rs, &re));
+  /* before any preallocation the range comes from the layout (MatGetOwnershipRange() checks preallocation in debug builds) */
+  PetscCall(MatGetLayouts(M, &rmap, NULL));
+  PetscCall(PetscLayoutSetUp(rmap));
+  PetscCall(PetscLayoutGetRange(rmap, &rs, &re));
   PetscCall(PetscMalloc3(4 * (re - rs), &ci, 4 * (re - rs), &cj, 4 * (re - rs), &v));
   for (PetscInt i = rs; i < re; i++) { /* repeated entries add; some rows of other ranks; a negative index is ignored */
     ci[k] = i, cj[k] = i, v[k++] = 4.0;
