@@ -168,7 +168,7 @@ $(BUILD)/tests/test_spgemm: tests/unit/test_spgemm.c tests/unit/unitcheck.h src/
 	@mkdir -p $(dir $@)
 	@echo "  CC   tests/unit/test_spgemm.c"
 	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) tests/unit/test_spgemm.c src/kernels/spgemm.c -o $@ $(LIBPETSC) $(OPENMP)
-$(BUILD)/tests/%: tests/unit/%.c tests/unit/unitcheck.h $(LIBNAME) include/petscaijhybrid.h
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/unitcheck.h tests/unit/compareaij.h $(LIBNAME) include/petscaijhybrid.h
 	@mkdir -p $(dir $@)
 	@echo "  CC   $<"
 	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) $< -o $@ $(LINK_AH)

@@ -913,3 +913,22 @@ def test_products_benchmark(tmp_path):
         bad = json.loads(json.dumps(d))
         bad["samples"][0].update(change)
         assert len(products.problems(bad["samples"])) == 1 and len(checks.products_problems(bad)) == 1, change
+
+
+def test_choice_audit_cost_is_paired_by_round():
+    """report.judge_audit: the cost of the measured prefetch against the better fixed distance is the
+    median of the per-round ratios (each round timed both, one after the other), not the ratio of the
+    two medians: one fast round of the fixed distance does not make the choice look 20% slower. The
+    interval is the order-statistics interval of that median (model.median_interval)."""
+    report, model = bench_module("report"), bench_module("model")
+    audit = {"distances": [0, 512], "rounds": 3, "samples_s": {"auto": [1.0, 1.2, 1.4], "0": [1.0, 1.0, 1.4], "512": [1.5, 1.6, 1.7]},
+             "choices": [[0], [0], [0]], "settle_products": [10] * 3}
+    row = report.judge_audit(audit)
+    assert row["better_fixed"] == 0.0 and row["verdict"] == "right"
+    assert row["cost"] == pytest.approx(0.0) and row["cost_unpaired"] == pytest.approx(0.2)
+    assert row["cost_interval"] == [pytest.approx(0.0), pytest.approx(0.2)] and row["paired_rounds"] == 3
+    # the interval of a median: 7 samples at 90% need the extremes (98.4%); 20 samples a narrower pair
+    assert model.median_interval(list(range(7))) == (0, 6, pytest.approx(1 - 2 / 128))
+    lo, hi, cover = model.median_interval(list(range(20)))
+    assert 0 < lo < 9.5 < hi < 19 and cover >= 0.90 and lo == 20 - 1 - hi
+    assert model.median_interval([]) == (None, None, None)

@@ -200,3 +200,24 @@ def test_model_fit_recovers_its_parameters_and_holds_out_each_matrix():
         assert (rho is None) == (not others_wait)
         if others_wait:
             assert rho == pytest.approx(truth["rho"], rel=0.1)
+
+
+def test_times_block_says_when_rho_is_at_its_bound():
+    """share/nodes/blocks.py: the record's times block says in bold when the fitted rho (full fit or a fold)
+    sits at the upper bound of its fit, and says nothing of the kind when it is inside"""
+    import blocks
+
+    rec = ROOT / "share" / "results" / "nodes.json"
+    d = json.loads(rec.read_text()) if rec.exists() else {}
+    m = (d.get("result") or {}).get("model") or {}
+    if "rho" not in m.get("params_here", {}):
+        pytest.skip("the tracked nodes record has no fitted model")
+
+    def render(rho, without):
+        model_ = dict(m, params_here=dict(m["params_here"], rho=rho), rho_without=without)
+        return blocks.render_times(dict(d, result=dict(d["result"], model=model_)), "head")
+
+    assert "upper bound" not in render(0.5, {"a": 0.4, "b": None})
+    text = render(0.5, {"a": 1.0, "b": None})
+    assert "upper bound of its fit (1) in the fit without a**" in text
+    assert "in the full fit and the fit without a**" in render(model.FIT_BOUNDS[1], {"a": 0.999, "b": 0.3})

@@ -47,6 +47,23 @@ def median(xs):
     return statistics.median(xs) if xs else None
 
 
+def median_interval(xs, level=0.90):
+    """A distribution-free confidence interval of the median of xs (order statistics, the sign test):
+    (lo, hi, coverage) with the narrowest symmetric pair of order statistics whose coverage reaches
+    `level`; (min, max, coverage) when even that pair falls short (few samples)."""
+    from math import comb
+
+    s = sorted(x for x in xs if x is not None)
+    n = len(s)
+    if not n:
+        return None, None, None
+    cover = lambda k: 1.0 - 2.0 * sum(comb(n, i) for i in range(k)) / 2.0 ** n  # noqa: E731  [s[k-1], s[n-k]]
+    k = 1
+    while k + 1 <= (n + 1) // 2 and cover(k + 1) >= level:
+        k += 1
+    return s[k - 1], s[n - k], cover(k)
+
+
 def ratios(results, baseline="aij"):
     """Set r['ratio_vs_baseline'] = t(baseline, same matrix, layout cores x 1) / t(r) on every result;
     where the baseline has no such layout (a baseline that is itself threaded), its time in r's own

@@ -384,12 +384,20 @@ def choice_audit(results, spread=0.10, cost_max=0.03):
     return rows, summary
 
 
-def judge_job(ran, median_s, fixed, spread=0.10, cost_max=0.03):
+def judge_job(ran, median_s, fixed, spread=0.10, cost_max=0.03, paired=None):
     """One job of a measured choice: ran (the values its samples ran with), its median, and the
-    medians of the fixed alternatives {value: seconds} of the same job; see choice_audit."""
+    medians of the fixed alternatives {value: seconds} of the same job; see choice_audit. paired
+    (optional): {value: [per-round ratio of the measured choice's time over that fixed one's, -1]}
+    from rounds that timed both: then the cost is the median of the better one's paired ratios
+    (the rounds' common drift cancels), with its confidence interval (model.median_interval)."""
     best = min(fixed, key=fixed.get)
     sp = max(fixed.values()) / fixed[best] - 1.0
     cost = median_s / fixed[best] - 1.0
+    extra = {}
+    if paired and paired.get(best):
+        lo, hi, cover = model.median_interval(paired[best])
+        extra = {"cost_unpaired": cost, "cost_interval": [lo, hi], "cost_interval_coverage": cover, "paired_rounds": len(paired[best])}
+        cost = model.median(paired[best])
     if len(ran) != 1 or ran[0] not in fixed:  # several values, or one that is none of the alternatives (measuring, per rank, changed)
         verdict = "mixed"
     elif len(fixed) > 1 and sp < spread:
@@ -398,14 +406,16 @@ def judge_job(ran, median_s, fixed, spread=0.10, cost_max=0.03):
         verdict = "right"
     else:
         verdict = "wrong"
-    return {"ran_with": ran, "fixed_s": {str(k): v for k, v in sorted(fixed.items(), key=lambda kv: str(kv[0]))}, "better_fixed": best, "spread": sp,
-            "cost": cost, "verdict": verdict}
+    return dict({"ran_with": ran, "fixed_s": {str(k): v for k, v in sorted(fixed.items(), key=lambda kv: str(kv[0]))}, "better_fixed": best, "spread": sp,
+                 "cost": cost, "verdict": verdict}, **extra)
 
 
 def judge_audit(audit, spread=0.10, cost_max=0.03):
     """One job's timing.audit_prefetch (the measured prefetch and the fixed distances timed in the
     same rounds on the same matrix) judged as judge_job does: what the measured batches ran with (a
-    distance, 'per rank a/b', 'measuring' or 'changed'), their median against the fixed ones'."""
+    distance, 'per rank a/b', 'measuring' or 'changed'), the better fixed one by the medians, the
+    cost paired: each round's measured batch against the same round's batch of the better fixed one
+    (they ran in the same round, one after the other), the median of those ratios."""
     ran = set()
     for per_rank in audit["choices"]:
         if any(c is None for c in per_rank):
@@ -415,8 +425,10 @@ def judge_audit(audit, spread=0.10, cost_max=0.03):
         else:
             ran.add(per_rank[0] if len(set(per_rank)) == 1 else "per rank " + "/".join("%g" % c for c in per_rank))
     fixed = {float(d): model.median(audit["samples_s"][str(d)]) for d in audit["distances"]}
+    auto = audit["samples_s"]["auto"]
+    paired = {float(d): [a / b - 1.0 for a, b in zip(auto, audit["samples_s"][str(d)]) if a and b] for d in audit["distances"]}
     ran = sorted(ran, key=str)
-    return judge_job(ran, model.median(audit["samples_s"]["auto"]), fixed, spread, cost_max)
+    return judge_job(ran, model.median(auto), fixed, spread, cost_max, paired)
 
 
 def audit_summary(where, jobrows, spread=0.10):
@@ -450,7 +462,7 @@ def choice_audit_text(rows, summary):
     if not summary:
         return ""
     lines = ["Measured choices against the fixed alternatives of the same jobs (cost: median over the better fixed one's, -1; "
-             "'same matrix': timed in the same rounds on the measured variant's own matrix):"]
+             "'same matrix': timed in the same rounds on the measured variant's own matrix, the cost paired: the median of the rounds' ratios):"]
     for s in summary:
         lines.append("  %-18s %-6s %-22s %-22s right %d, wrong %d, mixed %d, no real difference %d of %d job(s); cost median %+.1f%%, worst %+.1f%%" % (
             s["matrix"], s["layout"], s["variant"], s["choice"] + (", same matrix" if s.get("same_matrix") else ""), s["right"], s["wrong"], s["mixed"], s["no_difference"], s["jobs"], 100 * s["cost_median"], 100 * s["cost_max"]))

@@ -63,17 +63,22 @@ def render_times(d, head):
             _f(v["cg_solve_s"], "%.3f"), _f(v["cg_pred_s"], "%.3f"), pct(v["cg_err"])))
     w = m["within_25"]
     q = m["params_here"]
-    held = ("%d of %d held out (fitted without their matrix)" % tuple(w["mult_heldout"]) if "mult_heldout" in w
-            else "%d of %d predicted (an older record: fitted to the first rate, the second predicted)" % tuple(w["mult_pred"]))
+    held = "%d of %d held out (fitted without their matrix)" % tuple(w["mult_heldout"])
     lines += ["", "Within 25%%: MatMult %d of %d rows fitted, %s; CG solves %d of %d (all predicted)." % (tuple(w["mult_fit"]) + (held,) + tuple(w["cg"])),
               "Parameters of the emulated hosts: network L %.3g ms per phase, o %.3g ms per message; shared memory L_s %.3g ms, o_s %.3g ms; CPU %.3g ns per nonzero "
               "and %.3g ms per rank and product (all hosts on this machine's cores); a host's bandwidth %s MB/s (probe, per rate; stated B_s %.3g GB/s)." % (
                   1e3 * q["L"], 1e3 * q["o"], 1e3 * q["L_s"], 1e3 * q["o_s"], 1e9 * q["tau"], 1e3 * q["kappa"],
                   ", ".join("%.3g at %.3g Mbit/s" % (v / 1e6, float(k) / 1e6) for k, v in sorted(q.get("B_all", {}).items(), key=lambda kv: -float(kv[0]))), q["B_s"] / 1e9)]
+    import model
+
     if "rho" in q:
         lines[-1] += " Rendezvous waiting: %.2f of the bytes both directions of a connection have in common (fitted without %s)." % (
             q["rho"], ", ".join("%s: %s" % (k, "%.2f" % v if v is not None else "not seen, no rendezvous waiting in the others")
                                 for k, v in sorted(m.get("rho_without", {}).items())) or "-")
+        bound = [k for k, v in [("the full fit", q["rho"])] + [("the fit without " + k, v) for k, v in sorted(m.get("rho_without", {}).items())] if model.at_bound(v)]
+        if bound:
+            lines[-1] += (" **rho is at the upper bound of its fit (%g) in %s**: the measured times want more waiting than the model's term can give, "
+                          "so the model underestimates the waiting of the rows that have it." % (model.FIT_BOUNDS[1], " and ".join(bound)))
     if q.get("allreduce"):
         lines[-1] += " MPI_Allreduce (probe): %s." % ", ".join("%.3g ms at %s ranks" % (1e3 * v, k) for k, v in sorted(q["allreduce"].items(), key=lambda kv: int(kv[0])))
     ts = r.get("targets") or []

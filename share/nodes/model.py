@@ -300,6 +300,7 @@ def t_cg_it(p, kind, nnz_node, rows_node, q, cores, P, ppn, threads=1):
 
 EAGER = 65536  # Open MPI's btl_tcp_eager_limit: a larger message waits for the receiver (rendezvous: one more round trip)
 FIT = ("tau", "kappa", "L", "o", "L_s", "o_s", "rho")
+FIT_BOUNDS = (1e-12, 1.0)  # every fitted parameter (seconds, or rho's fraction) within these
 
 
 def row_figures(row):
@@ -381,6 +382,11 @@ def probe_allreduce(probe):
     return {int(k): v for k, v in ((probe or {}).get("allreduce") or {}).items()}
 
 
+def at_bound(value):
+    """True where a fitted value sits at a bound of its fit (within 1%): the data wanted it further"""
+    return value is not None and (value >= 0.99 * FIT_BOUNDS[1] or value <= 1.01 * FIT_BOUNDS[0])
+
+
 def _rel(pred, meas):
     return (pred - meas) / meas if meas else None
 
@@ -396,7 +402,7 @@ def _fit(figs, q0):
         q = unpack(x)
         return [math.log(predict_here(f, q, b)[0] / r["mult_s"]) for r, f, b in figs]
 
-    sol = least_squares(resid, [math.log(q0[k]) for k in FIT], bounds=([math.log(1e-12)] * len(FIT), [math.log(1.0)] * len(FIT)))
+    sol = least_squares(resid, [math.log(q0[k]) for k in FIT], bounds=([math.log(FIT_BOUNDS[0])] * len(FIT), [math.log(FIT_BOUNDS[1])] * len(FIT)))
     return unpack(sol.x), float(sol.cost)
 
 

@@ -374,7 +374,8 @@ def bench_choices(d):
         return ""
     lines = ["", "", "Measured choices against the fixed alternatives measured in the same jobs (per job: right when it ran with the "
              "faster fixed one, no real difference when those are within 10%; cost: its median over the faster fixed one's; "
-             "same matrix: the fixed ones set on the measured variant's own matrix and timed in the same rounds, a new decision in each):", "",
+             "same matrix: the fixed ones set on the measured variant's own matrix and timed in the same rounds, a new decision in each, "
+             "and the cost paired: the median over the rounds of its batch's time over the same round's batch of the faster fixed one):", "",
              "| matrix | layout | variant | choice | jobs | right | wrong | mixed | no real difference | cost, median | cost, worst job |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for x in ss:
         lines.append("| %s | %s | %s | %s | %d | %d | %d | %d | %d | %+.1f%% | %+.1f%% |" % (x["matrix"], x["layout"], x.get("variant") or "%s %s" % (x.get("solve"), x.get("ordering")), x["choice"] + (", same matrix" if x.get("same_matrix") else ""), x["jobs"], x["right"], x["wrong"], x["mixed"],

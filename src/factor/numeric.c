@@ -24,7 +24,8 @@
    MatSetErrorIfFailure(), else the factor's error type, row and value of the last.
 
    The plan (units, schedule, work arrays) is made at the first numeric factorization after a
-   symbolic one, and again when the thread count changes; it depends on the pattern only.
+   symbolic one, and again when the thread count changes; it depends on the pattern only. With the
+   mode fixed to serial no plan is made.
 
    The choice (-mat_aijhybrid_factor_numeric auto): threaded is the default (A), PETSc's serial
    routine the other (B), decided by src/tune/choice.h. A timed use is one numeric factorization
@@ -733,6 +734,7 @@ PetscErrorCode AIJHybridNumericFactor(AIJHybridNumeric num, Mat F, Mat A, const 
     covered = PETSC_FALSE;
     PetscCall(PetscInfo(F, "aijhybrid: PETSc's serial numeric factorization: the matrix's nonzero pattern changed since the symbolic factorization\n"));
   }
+  if (mode == MAT_AIJHYBRID_FACTOR_SOLVE_SERIAL) covered = PETSC_FALSE; /* fixed serial: no plan is made (nor its cost paid) */
   if (covered && (!num->planned || num->nthreads != T)) {
     PetscCall(NumericPlan(num, F, A, T));
     covered = (PetscBool)(num->kind != KIND_NONE);

@@ -271,6 +271,49 @@ static PetscErrorCode TestShifts(PetscInt m, PetscInt maxT, PetscBool errors)
   PetscFunctionReturn(0);
 }
 
+/* -mat_aijhybrid_factor_numeric serial: PETSc's routine, no plan made (its cost is not paid), PETSc's
+   bits; the mode read at each numeric factorization, so switching to threaded plans then */
+static PetscErrorCode TestSerialMode(PetscInt m, PetscInt T)
+{
+  Mat A, H;
+
+  PetscFunctionBeginUser;
+  PetscCall(Build(PETSC_COMM_SELF, MAT_POISSON, m, PETSC_FALSE, &A));
+  PetscCall(MatConvert(A, MATAIJHYBRID, MAT_INITIAL_MATRIX, &H));
+  PetscCall(MatAIJHybridSetNumThreads(H, T));
+  for (PetscInt f = 0; f < 2; f++) {
+    const PetscBool        ilu = (PetscBool)(f == 0);
+    Mat                    FA, FH;
+    MatFactorInfo          info;
+    MatAIJHybridFactorInfo fi;
+    const char            *label = ilu ? "ILU(0), numeric serial" : "ICC(0), numeric serial";
+
+    PetscCall(PetscOptionsSetValue(NULL, "-mat_aijhybrid_factor_numeric", "serial"));
+    PetscCall(Factor(A, ilu, 0, MATORDERINGNATURAL, ilu ? MAT_SHIFT_NONE : MAT_SHIFT_POSITIVE_DEFINITE, &FA, &info));
+    PetscCall(Factor(H, ilu, 0, MATORDERINGNATURAL, ilu ? MAT_SHIFT_NONE : MAT_SHIFT_POSITIVE_DEFINITE, &FH, &info));
+    PetscCall(SameFactor(FA, FH, ilu, PETSC_FALSE, label));
+    PetscCall(Refactor(FA, A, ilu, &info));
+    PetscCall(Refactor(FH, H, ilu, &info));
+    PetscCall(SameFactor(FA, FH, ilu, PETSC_FALSE, label));
+    PetscCall(MatAIJHybridGetFactorInfo(FH, &fi));
+    PetscCheck(fi.numeric_count == 2 && fi.numeric_threaded_count == 0 && fi.numeric_plans == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%s: %d numeric factorizations, %d threaded, %d plans (none expected)", label, (int)fi.numeric_count,
+               (int)fi.numeric_threaded_count, (int)fi.numeric_plans);
+    /* the mode is read at each numeric factorization: threaded from now on, planned once */
+    PetscCall(PetscOptionsSetValue(NULL, "-mat_aijhybrid_factor_numeric", "threaded"));
+    PetscCall(Refactor(FA, A, ilu, &info));
+    PetscCall(Refactor(FH, H, ilu, &info));
+    PetscCall(SameFactor(FA, FH, ilu, PETSC_TRUE, "numeric serial, then threaded"));
+    PetscCall(MatAIJHybridGetFactorInfo(FH, &fi));
+    PetscCheck(fi.numeric_threaded_count == 1 && fi.numeric_plans == 1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "numeric serial, then threaded: %d threaded, %d plans", (int)fi.numeric_threaded_count, (int)fi.numeric_plans);
+    nchecks++;
+    PetscCall(MatDestroy(&FA));
+    PetscCall(MatDestroy(&FH));
+  }
+  PetscCall(MatDestroy(&H));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(0);
+}
+
 /* the measured choice (auto): refactorizations with a slice of the levels serial or threaded give
    PETSc's bits; the record of the choice is consistent */
 static PetscErrorCode TestAuto(PetscInt m)
@@ -468,6 +511,7 @@ int main(int argc, char **argv)
   }
   PetscCall(TestSequential(m, maxT, quick));
   PetscCall(TestShifts(m, maxT, errors));
+  if (maxT >= 2) PetscCall(TestSerialMode(m, 2));
   if (maxT >= 2) PetscCall(TestAuto(quick ? m : 2 * m));
   {
     PetscMPIInt size;

@@ -7,14 +7,14 @@
    Prints "thread level <provided>: products match aij" on success, exits non-zero otherwise.
 */
 #include <petscaijhybrid.h>
+#include "compareaij.h"
 
 int main(int argc, char **argv)
 {
   int         provided;
   Mat         A, B;
-  Vec         x, y1, y2;
   PetscInt    n = 2000, rs, re;
-  PetscReal   err, nrm;
+  PetscReal   e[2], r[2];
   PetscMPIInt rank;
 
   MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided);
@@ -41,26 +41,10 @@ int main(int argc, char **argv)
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "products run in %s mode\n", MatAIJHybridModes[mode]));
   }
   PetscCall(MatViewFromOptions(B, NULL, "-mat_view"));
-  PetscCall(MatCreateVecs(A, &x, &y1));
-  PetscCall(VecDuplicate(y1, &y2));
-  PetscCall(VecSetRandom(x, NULL));
-  PetscCall(MatMult(A, x, y1));
-  PetscCall(MatMult(B, x, y2));
-  PetscCall(VecAXPY(y2, -1.0, y1));
-  PetscCall(VecNorm(y2, NORM_INFINITY, &err));
-  PetscCall(VecNorm(y1, NORM_INFINITY, &nrm));
-  PetscCheck(err <= 1e-13 * nrm, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "aijhybrid product differs from aij: %g", (double)err);
-  PetscCall(MatMultTranspose(A, y1, x));
-  PetscCall(VecCopy(x, y2));
-  PetscCall(VecNorm(y2, NORM_INFINITY, &nrm));
-  PetscCall(MatMultTranspose(B, y1, x));
-  PetscCall(VecAXPY(y2, -1.0, x));
-  PetscCall(VecNorm(y2, NORM_INFINITY, &err));
-  PetscCheck(err <= 1e-13 * nrm, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "aijhybrid transpose product differs from aij: %g", (double)err);
+  PetscCall(CompareAIJ(A, B, PETSC_TRUE, e, r));
+  PetscCheck(e[0] <= 1e-13 * r[0], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "aijhybrid product differs from aij: %g", (double)e[0]);
+  PetscCheck(e[1] <= 1e-13 * r[1], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "aijhybrid transpose product differs from aij: %g", (double)e[1]);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "thread level %s: products match aij\n", provided == MPI_THREAD_SINGLE ? "MPI_THREAD_SINGLE" : "above MPI_THREAD_SINGLE"));
-  PetscCall(VecDestroy(&x));
-  PetscCall(VecDestroy(&y1));
-  PetscCall(VecDestroy(&y2));
   PetscCall(MatDestroy(&A));
   PetscCall(MatDestroy(&B));
   PetscCall(PetscFinalize());
