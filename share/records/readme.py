@@ -376,10 +376,17 @@ def bench_choices(d):
              "faster fixed one, no real difference when those are within 10%; cost: its median over the faster fixed one's; "
              "same matrix: the fixed ones set on the measured variant's own matrix and timed in the same rounds, a new decision in each, "
              "and the cost paired: the median over the rounds of its batch's time over the same round's batch of the faster fixed one):", "",
-             "| matrix | layout | variant | choice | jobs | right | wrong | mixed | no real difference | cost, median | cost, worst job |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "| matrix | layout | variant | choice | jobs | right | wrong | mixed | no real difference | cost, median | cost, worst job | worst job: interval of its paired cost |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    rows = d.get("choice_audit") or []
     for x in ss:
-        lines.append("| %s | %s | %s | %s | %d | %d | %d | %d | %d | %+.1f%% | %+.1f%% |" % (x["matrix"], x["layout"], x.get("variant") or "%s %s" % (x.get("solve"), x.get("ordering")), x["choice"] + (", same matrix" if x.get("same_matrix") else ""), x["jobs"], x["right"], x["wrong"], x["mixed"],
-                                                                                         x["no_difference"], 100 * x["cost_median"], 100 * x["cost_max"]))
+        same = [r for r in rows if all(r.get(k) == x.get(k) for k in ("matrix", "layout", "variant", "choice"))]
+        worst = max(same, key=lambda r: r["cost"]) if same else {}
+        iv = worst.get("cost_interval")
+        interval = ("%+.1f%% to %+.1f%% (%d rounds, %.0f%%)" % (100 * iv[0], 100 * iv[1], worst["paired_rounds"], 100 * worst["cost_interval_coverage"])
+                    if iv and None not in iv else "-")
+        lines.append("| %s | %s | %s | %s | %d | %d | %d | %d | %d | %+.1f%% | %+.1f%% | %s |" % (x["matrix"], x["layout"], x.get("variant") or "%s %s" % (x.get("solve"), x.get("ordering")), x["choice"] + (", same matrix" if x.get("same_matrix") else ""), x["jobs"], x["right"], x["wrong"], x["mixed"],
+                                                                                              x["no_difference"], 100 * x["cost_median"], 100 * x["cost_max"], interval))
     return "\n".join(lines)
 
 
