@@ -18,6 +18,7 @@ own generators.
 """
 
 import json
+import math
 import os
 import signal
 import subprocess
@@ -173,38 +174,121 @@ def test_model_rendezvous_waiting_per_connection():
 
 def test_model_fit_recovers_its_parameters_and_holds_out_each_matrix():
     """model.fit_and_validate() on the communication patterns of the tracked nodes record, its MatMult times
-    replaced by the model's own at known parameters: the fit to every rate recovers them (rho too, which
-    only the power-law graph's rendezvous traffic shows), every matrix left out is predicted by the
-    others' fit, and a fold without rendezvous waiting says rho was not seen instead of reporting its
-    start value."""
+    replaced by the model's own at known parameters (the on-host rows: a known CPU time per nonzero of each
+    matrix and type plus the type's fixed cost): the fit to every rate recovers them (rho too, which only the
+    power-law graph's rendezvous traffic shows), every matrix left out is predicted by the others' fit and its
+    own on-host input, the on-host rows are inputs (not counted), a fold without rendezvous waiting says rho
+    was not seen instead of reporting its start value, and the times block renders the fit."""
+    import blocks
+
     rec = ROOT / "share" / "results" / "nodes.json"
-    res = json.loads(rec.read_text())["result"] if rec.exists() else {}
+    d = json.loads(rec.read_text()) if rec.exists() else {}
+    res = d.get("result") or {}
     rows = [r for r in res.get("rows", []) if r.get("mult_s")]
-    if not rows or "error" in res.get("probe", {"error": 1}):
-        pytest.skip("the tracked nodes record has no timed rows")
-    truth = {"tau": 6e-10, "kappa": 3e-6, "L": 2e-5, "o": 9e-6, "L_s": 2e-6, "o_s": 3e-5, "rho": 0.6, "B_s": 5e9, "allreduce": {}}
+    if not rows or "error" in res.get("probe", {"error": 1}) or not any(len(set(r["host_of_rank"])) == 1 for r in rows):
+        pytest.skip("the tracked nodes record has no timed rows or no on-host run")
+    truth = {"L": 2e-5, "o": 9e-6, "L_s": 2e-6, "o_s": 3e-5, "rho": 0.6, "c_aij": 1e-5, "c_hybrid": 3e-5, "beta": 1e-9, "B_s": 5e9, "allreduce": {}}
+    tau = {"poisson7": 5e-10, "extruded": 4e-10, "powerlaw": 2e-9}
+    onhost = [dict(r, mult_s=tau[r["matrix"]] * sum(r["rank_nnz"]) + model.fixed_cost(r["type"], truth)) for r in rows if len(set(r["host_of_rank"])) == 1]
+    inputs = model.onhost_inputs(onhost)
     rates = {r["label"]: r.get("rate_bps") for r in res["runs"]}
     first = max(v for v in rates.values() if v)
     B = {rate: model.probe_bandwidth(res["probe"] if rate == first else res.get("probe_slow")) for rate in set(rates.values()) if rate}
-    synth = dict(res, rows=[dict(r, mult_s=model.predict_here(model.row_figures(r), truth, B[rates[r["run"]]])[0]) for r in rows])
+
+    def timed(r):
+        f = dict(model.row_figures(r), onhost=inputs[(r["matrix"], r["type"])])
+        return dict(r, mult_s=model.predict_here(f, truth, B[rates[r["run"]]])[0])
+
+    synth = dict(res, rows=onhost + [timed(r) for r in rows if len(set(r["host_of_rank"])) > 1])
     m = model.fit_and_validate(synth)
-    assert m["params_here"]["rho"] == pytest.approx(truth["rho"], rel=0.05)
-    assert all(abs(v["mult_err"]) < 0.02 for v in m["validation"])
+    q = m["params_here"]
+    assert q["rho"] == pytest.approx(truth["rho"], rel=0.05)
+    assert q["beta"] == pytest.approx(truth["beta"], rel=0.1) and q["c_hybrid"] == pytest.approx(truth["c_hybrid"], rel=0.2)
+    assert q["cpu_per_nnz"]["powerlaw mpiaij"] == pytest.approx(tau["powerlaw"], rel=0.01)
+    inp = [v for v in m["validation"] if v["mult_role"] == "input"]
+    assert len(inp) == len(onhost) and all(v["mult_err"] is None and v["cg_err"] is None and v["mult_pred_s"] == pytest.approx(v["mult_s"]) for v in inp)
+    assert m["within_25"]["mult_fit"][1] == len(synth["rows"]) - len(onhost)
+    fitted = [v for v in m["validation"] if v["mult_role"] != "input"]
+    assert all(abs(v["mult_err"]) < 0.02 for v in fitted)
     waits = {r["matrix"]: any(w > 0 for _, w in model.row_figures(r)["wire_hosts"]) for r in rows}
     # a matrix left out is predicted by the others' fit, except its rendezvous waiting when no other matrix has any
-    seen = [v for v in m["validation"] if m["rho_without"][v["matrix"]] is not None or not waits[v["matrix"]]]
-    assert len(seen) >= len(rows) // 2
+    seen = [v for v in fitted if m["rho_without"][v["matrix"]] is not None or not waits[v["matrix"]]]
+    assert len(seen) >= len(fitted) // 2
     assert all(v["mult_heldout_err"] is not None and abs(v["mult_heldout_err"]) < 0.10 for v in seen), [(v["matrix"], v["run"], v["mult_heldout_err"]) for v in seen]
     for matrix, rho in m["rho_without"].items():
         others_wait = any(w for k, w in waits.items() if k != matrix)
         assert (rho is None) == (not others_wait)
         if others_wait:
             assert rho == pytest.approx(truth["rho"], rel=0.1)
+    text = blocks.render_times(dict(d, result=dict(synth, model=m)), "head")
+    assert "is the model's CPU input" in text and "fixed CPU cost per product" in text and "| input | - |" in text
+
+
+def test_multi_start_keeps_the_best_start():
+    """model.multi_start(): from every start, the lowest cost wins, whichever start found it; ties go to the
+    earlier start; the same starts give the same answer"""
+    # a double well in x: a shallow minimum near x = -1 (cost 0.5), the deep one at x = 2 (cost 0)
+    def resid(x):
+        return [(x[0] + 1) * (x[0] - 2), 1.0 / (1.0 + math.exp(8 * (x[0] - 0.5)))]
+
+    lo, hi = np.array([-4.0]), np.array([4.0])
+    x, cost, i = model.multi_start(resid, [[-1.5], [3.0]], lo, hi)
+    assert i == 1 and x[0] == pytest.approx(2.0, abs=1e-3)
+    one = model.multi_start(resid, [[-1.5]], lo, hi)
+    assert one[1] > cost + 0.1  # the first start alone stays in the shallow well
+    assert model.multi_start(resid, [[3.0], [2.5]], lo, hi)[2] == 0  # the same minimum twice: the earlier start
+    a, b = model.multi_start(resid, [[-1.5], [3.0]], lo, hi), model.multi_start(resid, [[-1.5], [3.0]], lo, hi)
+    assert a[1] == b[1] and list(a[0]) == list(b[0])
+
+
+def test_start_points_are_a_fixed_design_within_the_bounds():
+    """model.start_points(): the reference start first, then a two-level design and its fold-over, every value
+    within FIT_BOUNDS; the same list every time"""
+    pts = model.start_points(model.FIT)
+    assert pts == model.start_points(model.FIT)
+    assert pts[0] == [math.log(model.FIT_START[k]) for k in model.FIT]
+    size = 1
+    while size < len(model.FIT) + 1:
+        size *= 2  # the smallest Hadamard matrix with a column per parameter besides its first
+    assert len(pts) == 1 + 2 * size == len({tuple(p) for p in pts})  # the design's rows and their fold-over, all distinct
+    lo, hi = (math.log(b) for b in model.FIT_BOUNDS)
+    assert all(lo <= v <= hi for p in pts for v in p)
+    # every parameter at both levels in the design
+    for j in range(len(model.FIT)):
+        assert len({p[j] for p in pts[1:]}) == 2
+
+
+def test_cpu_term_is_taken_from_the_on_host_rows():
+    """model.onhost_inputs(): the on-host run's rows (one host) per (matrix, type), nothing from the rows across
+    hosts; model.cpu_time() and predict_here(): a configuration's CPU is the on-host time per nonzero of its
+    matrix and type (the type's fixed cost taken off) times its nonzeros, plus the fixed cost and beta per byte on
+    the wire; an on-host row predicts its own time; the rest of a CG iteration is the on-host one's per row"""
+    def row(matrix, mtype, hosts, mult, nnz, nrows, cg=None):
+        return {"matrix": matrix, "type": mtype, "host_of_rank": hosts, "mult_s": mult, "rank_nnz": [nnz // len(hosts)] * len(hosts),
+                "rank_rows": [nrows // len(hosts)] * len(hosts), "cg_solve_s": cg, "cg_its": 10, "allreduce_s": 1e-4}
+    rows = [row("poisson7", "mpiaij", [0] * 8, 1e-3, 2_000_000, 262144, cg=0.05), row("poisson7", "mpiaijhybrid", [0] * 8, 2e-3, 2_000_000, 262144),
+            row("poisson7", "mpiaij", [0, 0, 1, 1], 9.0, 2_000_000, 262144), row("extruded", "mpiaij", [0, 1], 1.0, 4_000_000, 262144)]
+    inp = model.onhost_inputs(rows)
+    assert set(inp) == {("poisson7", "mpiaij"), ("poisson7", "mpiaijhybrid")}
+    assert inp[("poisson7", "mpiaij")]["mult_s"] == 1e-3 and inp[("poisson7", "mpiaij")]["nnz"] == 2_000_000
+    assert inp[("poisson7", "mpiaij")]["cg_rest_s"] == pytest.approx((0.05 - 2e-4) / 10 - 1e-3 - 3e-4)
+    assert inp[("poisson7", "mpiaijhybrid")]["cg_rest_s"] is None
+    q = {"c_aij": 1e-4, "c_hybrid": 5e-4, "beta": 1e-9}
+    f = {"type": "mpiaij", "nnz": 20_000, "onhost": inp[("poisson7", "mpiaij")], "wire_total": 1e5}
+    assert model.cpu_time(f, q) == pytest.approx((1e-3 - 1e-4) / 2_000_000 * 20_000 + 1e-4 + 1e-4)
+    fh = dict(f, type="mpiaijhybrid", onhost=inp[("poisson7", "mpiaijhybrid")], wire_total=0.0)
+    assert model.cpu_time(fh, q) == pytest.approx((2e-3 - 5e-4) / 100 + 5e-4)
+    # the on-host row itself: its measured MatMult and CG times
+    fo = {"type": "mpiaij", "nnz": 2_000_000, "rows": 262144, "nh": 1, "P": 8, "ppn": 8, "onhost": inp[("poisson7", "mpiaij")], "cg_its": 10, "allreduce_s": 1e-4,
+          "wire_hosts": [], "wire_total": 0.0, "net_phases": 0, "rndv": 0, "m_rank": 0, "on_phases": 1, "m_on_rank": 3, "b_on": 1e5}
+    tm, tc = model.predict_here(fo, dict(q, L=1e-3, o=1e-3, L_s=1e-3, o_s=1e-3, B_s=1e9), 1e8)
+    assert tm == pytest.approx(1e-3) and tc == pytest.approx(0.05)
 
 
 def test_times_block_says_when_rho_is_at_its_bound():
     """share/nodes/blocks.py: the record's times block says in bold when the fitted rho (full fit or a fold)
-    sits at the upper bound of its fit, and says nothing of the kind when it is inside"""
+    sits at a bound of its fit, naming which (upper: more waiting wanted; lower: none), and says nothing of the
+    kind when it is inside"""
     import blocks
 
     rec = ROOT / "share" / "results" / "nodes.json"
@@ -221,3 +305,17 @@ def test_times_block_says_when_rho_is_at_its_bound():
     text = render(0.5, {"a": 1.0, "b": None})
     assert "upper bound of its fit (1) in the fit without a**" in text
     assert "in the full fit and the fit without a**" in render(model.FIT_BOUNDS[1], {"a": 0.999, "b": 0.3})
+    # the lower bound is named as such, never as the upper one
+    text = render(model.FIT_BOUNDS[0], {"a": 0.4, "b": None})
+    assert "upper bound" not in text and "lower bound of its fit (%g) in the full fit**" % model.FIT_BOUNDS[0] in text
+    text = render(0.5, {"a": 1.0, "b": 1.0005 * model.FIT_BOUNDS[0]})
+    assert "upper bound of its fit (1) in the fit without a**" in text and "lower bound of its fit (%g) in the fit without b**" % model.FIT_BOUNDS[0] in text
+
+
+def test_at_bound_names_the_side():
+    """model.at_bound(): either bound, or only the side asked for; None and values inside are at neither"""
+    lo, hi = model.FIT_BOUNDS
+    assert model.bound_side(hi) == "upper" and model.bound_side(lo) == "lower" and model.bound_side(math.sqrt(lo * hi)) is None
+    assert model.bound_side(None) is None and not model.at_bound(None)
+    assert model.at_bound(hi) and model.at_bound(hi, "upper") and not model.at_bound(hi, "lower")
+    assert model.at_bound(lo) and model.at_bound(lo, "lower") and not model.at_bound(lo, "upper")

@@ -47,21 +47,33 @@ def median(xs):
     return statistics.median(xs) if xs else None
 
 
-def median_interval(xs, level=0.90):
-    """A distribution-free confidence interval of the median of xs (order statistics, the sign test):
-    (lo, hi, coverage) with the narrowest symmetric pair of order statistics whose coverage reaches
-    `level`; (min, max, coverage) when even that pair falls short (few samples)."""
+def median_interval_ranks(n, level=0.90):
+    """The order statistics of a distribution-free confidence interval of the median of n samples
+    (the sign test): (k, n + 1 - k, coverage), 1-based ranks of the sorted samples, the narrowest
+    symmetric pair whose coverage P(s_k <= median <= s_(n+1-k)) = 1 - 2 P(Bin(n, 1/2) < k) reaches
+    `level`; the extremes (1, n) and their coverage when even they fall short (few samples). E.g. at
+    0.95: 7 samples (1, 7), 98.4%; 12 -> (3, 10), 96.1%; 20 -> (6, 15), 95.9%; 30 -> (10, 21)."""
     from math import comb
 
-    s = sorted(x for x in xs if x is not None)
-    n = len(s)
-    if not n:
+    if n < 1:
         return None, None, None
     cover = lambda k: 1.0 - 2.0 * sum(comb(n, i) for i in range(k)) / 2.0 ** n  # noqa: E731  [s[k-1], s[n-k]]
     k = 1
     while k + 1 <= (n + 1) // 2 and cover(k + 1) >= level:
         k += 1
-    return s[k - 1], s[n - k], cover(k)
+    return k, n + 1 - k, cover(k)
+
+
+def median_interval(xs, level=0.90):
+    """A distribution-free confidence interval of the median of xs (order statistics, the sign test):
+    (lo, hi, coverage) with the narrowest symmetric pair of order statistics whose coverage reaches
+    `level` (median_interval_ranks); (min, max, coverage) when even that pair falls short (few
+    samples: then coverage < level, and the caller must not read it as an interval at `level`)."""
+    s = sorted(x for x in xs if x is not None)
+    k, k2, cover = median_interval_ranks(len(s), level)
+    if k is None:
+        return None, None, None
+    return s[k - 1], s[k2 - 1], cover
 
 
 def ratios(results, baseline="aij"):

@@ -5,7 +5,12 @@ Targets are judged on the default configuration (an aijhybrid variant without op
 application gets from -mat_type aijhybrid) against the baseline measured in the same job: in the
 same layout job for R x 1 layouts, and in a paired job (aijhybrid_bench.job) for R x T layouts,
 whose baseline rows are labelled 'aij@RTx1'. A figure without such a baseline, or of another variant
-(the best of several), is shown as indicative ("met": None), never as met."""
+(the best of several), is shown as indicative ("met": None), never as met.
+
+A target judged on a confidence interval (the cost of a measured choice from the paired rounds of
+its audit) has three outcomes: met when the whole interval meets the requirement, missed when none
+of it does, and otherwise not resolved ("met": None, "resolved": False, with the interval): the
+rounds could not tell, which is said, never counted as met or as missed (verdict_of())."""
 
 import json
 
@@ -242,12 +247,50 @@ def legend(baseline="aij"):
             "else the partition's cost model." % (baseline, baseline, baseline))
 
 
-def _judged(target, matrix, layout, value, required, detail, same_job=True, at_most=False):
+# the confidence level of the intervals a target is judged on (the paired cost of a measured choice)
+LEVEL = 0.95
+
+
+def resolve(lo, hi, required, at_most=False, coverage=None, level=LEVEL):
+    """A requirement judged on an interval [lo, hi] of the value: True (met) when all of it meets it,
+    False (missed) when none of it does, None (not resolved) when it straddles the requirement, or
+    when the interval's coverage falls short of `level` (too few samples to say either)."""
+    if lo is None or hi is None or (coverage is not None and coverage < level):
+        return None
+    if at_most:
+        return True if hi <= required else False if lo > required else None
+    return True if lo >= required else False if hi < required else None
+
+
+def verdict_of(t):
+    """A target line's verdict in words: met, missed, not resolved (judged on an interval that
+    straddles the requirement), or shown (indicative, not judged)."""
+    if t.get("met") is True:
+        return "met"
+    if t.get("met") is False:
+        return "missed"
+    return "not resolved" if t.get("resolved") is False else "shown"
+
+
+def verdict_counts(ts):
+    """{verdict: how many} of target lines, every verdict present (0 when none)."""
+    out = {"met": 0, "missed": 0, "not resolved": 0, "shown": 0}
+    for t in ts:
+        out[verdict_of(t)] += 1
+    return out
+
+
+def _judged(target, matrix, layout, value, required, detail, same_job=True, at_most=False, interval=None, coverage=None):
     """A target line: judged (met True/False) when of the default against a same-job baseline, else
-    shown as indicative (met None); at_most: met when the value is at most the required one."""
+    shown as indicative (met None); at_most: met when the value is at most the required one.
+    interval [lo, hi] (with its coverage): judged on the interval instead of the value (resolve()):
+    met, missed, or not resolved (met None, "resolved" False); the line keeps the interval."""
     met = (value <= required if at_most else value >= required) if same_job else None
-    return dict({"target": target, "matrix": matrix, "layout": layout, "value": value, "required": required, "met": met, "detail": detail},
-                **({"at_most": True} if at_most else {}))
+    extra = {"at_most": True} if at_most else {}
+    if interval is not None:
+        met = resolve(interval[0], interval[1], required, at_most, coverage) if same_job else None
+        extra.update(interval=list(interval), interval_coverage=coverage, resolved=met is not None or not same_job)
+    return dict({"target": target, "matrix": matrix, "layout": layout, "value": value, "required": required, "met": met, "detail": detail}, **extra)
 
 
 def _jobs_detail(r):
@@ -365,7 +408,7 @@ def choice_audit(results, spread=0.10, cost_max=0.03):
             if key == "prefetch" and audits and all(audits):  # measured against the fixed distances on its own matrix
                 jobrows = [dict(where, job=j, same_matrix=True, **judge_audit(a, spread, cost_max)) for j, a in enumerate(audits)]
                 rows += jobrows
-                summary.append(dict(audit_summary(where, jobrows, spread), same_matrix=True))
+                summary.append(dict(audit_summary(where, jobrows, spread, cost_max), same_matrix=True))
                 continue
             fixed = [r for r in hyb if r is not auto and r["matrix_key"] == auto["matrix_key"] and r["layout"] == auto["layout"]
                      and opt in _own_options(r) and {k: v for k, v in _own_options(r).items() if k != opt} == own]
@@ -380,7 +423,7 @@ def choice_audit(results, spread=0.10, cost_max=0.03):
                                                        {float(_own_options(f)[opt]): f["jobs_detail"][j]["median_s"] for f in fixed}, spread, cost_max))
                        for j in range(jobs)]
             rows += jobrows
-            summary.append(audit_summary(where, jobrows, spread))
+            summary.append(audit_summary(where, jobrows, spread, cost_max))
     return rows, summary
 
 
@@ -389,15 +432,21 @@ def judge_job(ran, median_s, fixed, spread=0.10, cost_max=0.03, paired=None):
     medians of the fixed alternatives {value: seconds} of the same job; see choice_audit. paired
     (optional): {value: [per-round ratio of the measured choice's time over that fixed one's, -1]}
     from rounds that timed both: then the cost is the median of the better one's paired ratios
-    (the rounds' common drift cancels), with its confidence interval (model.median_interval)."""
+    (the rounds' common drift cancels), with its confidence interval at LEVEL (model.median_interval:
+    the order statistics cost_interval_ranks of the paired_rounds ratios) and the cost target judged
+    on it (cost_verdict, resolve()): "met" when its upper end is at most cost_max, "missed" when its
+    lower end is above, else "not resolved" (also when the rounds are too few for LEVEL)."""
     best = min(fixed, key=fixed.get)
     sp = max(fixed.values()) / fixed[best] - 1.0
     cost = median_s / fixed[best] - 1.0
     extra = {}
     if paired and paired.get(best):
-        lo, hi, cover = model.median_interval(paired[best])
-        extra = {"cost_unpaired": cost, "cost_interval": [lo, hi], "cost_interval_coverage": cover, "paired_rounds": len(paired[best])}
-        cost = model.median(paired[best])
+        xs = [x for x in paired[best] if x is not None]
+        lo, hi, cover = model.median_interval(xs, LEVEL)
+        k1, k2, _ = model.median_interval_ranks(len(xs), LEVEL)
+        extra = {"cost_unpaired": cost, "cost_interval": [lo, hi], "cost_interval_coverage": cover, "cost_interval_ranks": [k1, k2], "paired_rounds": len(xs),
+                 "cost_verdict": verdict_of({"met": resolve(lo, hi, cost_max, True, cover), "resolved": False})}
+        cost = model.median(xs)
     if len(ran) != 1 or ran[0] not in fixed:  # several values, or one that is none of the alternatives (measuring, per rank, changed)
         verdict = "mixed"
     elif len(fixed) > 1 and sp < spread:
@@ -415,7 +464,11 @@ def judge_audit(audit, spread=0.10, cost_max=0.03):
     same rounds on the same matrix) judged as judge_job does: what the measured batches ran with (a
     distance, 'per rank a/b', 'measuring' or 'changed'), the better fixed one by the medians, the
     cost paired: each round's measured batch against the same round's batch of the better fixed one
-    (they ran in the same round, one after the other), the median of those ratios."""
+    (they ran in the same round, one after the other), the median of those ratios, judged on its
+    interval (judge_job). With the rounds' orders (timing.audit_order; records before it rotated the
+    order without alternating it): how many rounds ran the measured batch before the better fixed one
+    (measured_first_rounds) and the median paired cost of those rounds and of the others
+    (cost_measured_first, cost_measured_after), so that an order effect shows."""
     ran = set()
     for per_rank in audit["choices"]:
         if any(c is None for c in per_rank):
@@ -428,52 +481,107 @@ def judge_audit(audit, spread=0.10, cost_max=0.03):
     auto = audit["samples_s"]["auto"]
     paired = {float(d): [a / b - 1.0 for a, b in zip(auto, audit["samples_s"][str(d)]) if a and b] for d in audit["distances"]}
     ran = sorted(ran, key=str)
-    return judge_job(ran, model.median(auto), fixed, spread, cost_max, paired)
+    row = judge_job(ran, model.median(auto), fixed, spread, cost_max, paired)
+    orders = audit.get("orders")
+    if orders and len(orders) == len(auto):
+        b = next(str(d) for d in audit["distances"] if float(d) == row["better_fixed"])
+        pairs = [(a / f - 1.0, o.index("auto") < o.index(b)) for a, f, o in zip(auto, audit["samples_s"][b], orders) if a and f]
+        row.update(measured_first_rounds=sum(first for _, first in pairs), cost_measured_first=model.median([c for c, first in pairs if first]),
+                   cost_measured_after=model.median([c for c, first in pairs if not first]))
+    return row
 
 
-def audit_summary(where, jobrows, spread=0.10):
+def audit_summary(where, jobrows, spread=0.10, cost_max=0.03):
     """The jobs of one measured choice together: verdict counts, median and worst cost, and whether
-    the jobs whose fixed alternatives differ by more than `spread` made the same decision."""
+    the jobs whose fixed alternatives differ by more than `spread` made the same decision. Where every
+    job's cost has an interval (judge_job, paired): the interval of the worst job's cost
+    (cost_max_interval), the smallest of the jobs' coverages, the coverage of all of them together (a
+    lower bound), the rounds, and the cost target judged on it (cost_verdict: met, missed, not
+    resolved against `cost_max`)."""
     verdicts = [r["verdict"] for r in jobrows]
     costs = [r["cost"] for r in jobrows]
     decisive = [r["ran_with"] for r in jobrows if r["spread"] >= spread]
-    return dict(where, jobs=len(jobrows), right=verdicts.count("right"), wrong=verdicts.count("wrong"), mixed=verdicts.count("mixed"),
-                no_difference=verdicts.count("no real difference"), cost_max=max(costs), cost_median=model.median(costs),
-                same_decision=len({str(d) for d in decisive}) <= 1, decisive_jobs=len(decisive))
+    out = dict(where, jobs=len(jobrows), right=verdicts.count("right"), wrong=verdicts.count("wrong"), mixed=verdicts.count("mixed"),
+               no_difference=verdicts.count("no real difference"), cost_max=max(costs), cost_median=model.median(costs),
+               same_decision=len({str(d) for d in decisive}) <= 1, decisive_jobs=len(decisive))
+    ivs = [r.get("cost_interval") for r in jobrows]
+    if jobrows and all(iv and None not in iv for iv in ivs):
+        # the worst job's cost lies between the largest lower end and the largest upper end of the jobs'
+        # intervals whenever each job's interval holds its cost: together with at least 1 - the sum of
+        # the jobs' miss probabilities (cost_max_interval_coverage)
+        covs = [r["cost_interval_coverage"] for r in jobrows]
+        out.update(cost_max_interval=[max(iv[0] for iv in ivs), max(iv[1] for iv in ivs)], cost_interval_coverage_min=min(covs),
+                   cost_max_interval_coverage=max(0.0, 1.0 - sum(1.0 - c for c in covs)), paired_rounds=min(r["paired_rounds"] for r in jobrows))
+        out["cost_verdict"] = verdict_of({"met": resolve(out["cost_max_interval"][0], out["cost_max_interval"][1], cost_max, True, min(covs)), "resolved": False})
+    return out
 
 
 def choice_targets(summary, spread=0.10, cost_max=0.03):
     """The targets of the measured choices, on the audit of this run: where the fixed alternatives
     differ by more than `spread`, the same decision in every job; never more than `cost_max` slower
     than the better fixed alternative of its job (judged: the choice and the alternatives ran in the
-    same jobs)."""
+    same jobs). Where the jobs' costs are paired with intervals (the prefetch audit on the measured
+    variant's own matrix), the worst job's cost is judged on its interval (audit_summary's
+    cost_max_interval, resolve()): met only when every job's interval lies at or below `cost_max`,
+    missed when one lies wholly above, else not resolved, the interval given; without intervals, on
+    the worst job's value. Each line is marked kind "choice"."""
     out = []
     for s in summary:
         what = "measured %s of %s vs fixed, %d job(s)" % (s["choice"].replace("_", " "), s.get("variant") or "%s %s" % (s.get("solve"), s.get("ordering")), s["jobs"])
-        out.append(_judged("%s: cost against the better fixed choice, worst job" % what, s["matrix"], s["layout"], s["cost_max"], cost_max,
-                           "right %d, wrong %d, mixed %d, no real difference %d" % (s["right"], s["wrong"], s["mixed"], s["no_difference"]), at_most=True))
+        detail = "right %d, wrong %d, mixed %d, no real difference %d" % (s["right"], s["wrong"], s["mixed"], s["no_difference"])
+        iv = s.get("cost_max_interval")
+        if iv:
+            detail += "; interval of the worst job's paired cost: the largest ends of the jobs' intervals (%d rounds, each %.0f%% or more, together %.0f%% or more)" % (
+                s["paired_rounds"], 100 * s["cost_interval_coverage_min"], 100 * s["cost_max_interval_coverage"])
+        out.append(dict(_judged("%s: cost against the better fixed choice, worst job" % what, s["matrix"], s["layout"], s["cost_max"], cost_max, detail, at_most=True,
+                                interval=iv, coverage=s.get("cost_interval_coverage_min") if iv else None), kind="choice"))
         if s["decisive_jobs"]:
-            out.append(_judged("%s: the same decision in the %d job(s) where the fixed ones differ by > %d%%" % (what, s["decisive_jobs"], round(100 * spread)),
-                               s["matrix"], s["layout"], 1.0 if s["same_decision"] else 0.0, 1.0, ""))
+            out.append(dict(_judged("%s: the same decision in the %d job(s) where the fixed ones differ by > %d%%" % (what, s["decisive_jobs"], round(100 * spread)),
+                                    s["matrix"], s["layout"], 1.0 if s["same_decision"] else 0.0, 1.0, ""), kind="choice"))
     return out
+
+
+def is_choice_target(t):
+    """A target line of choice_targets (records before the "kind" key: by its wording)."""
+    return t.get("kind") == "choice" or (t.get("target", "").startswith("measured ") and " vs fixed, " in t.get("target", ""))
+
+
+def rejudged(record):
+    """(choice_audit rows, choice_summary, targets) of a driver's record, the measured choices judged by
+    this code's rules from the record's own measurements: where its results hold prefetch audits
+    (the rounds themselves), the audit and its targets are computed again from them (a record made
+    before a rule changed is judged by the rule the documents describe); else the record's own."""
+    rows, summary, ts = record.get("choice_audit") or [], record.get("choice_summary") or [], record.get("targets") or []
+    res = record.get("results") or []
+    if any(d.get("prefetch_audit") for r in res for d in r.get("jobs_detail") or []):
+        rows, summary = choice_audit(res)
+        ts = [t for t in ts if not is_choice_target(t)] + choice_targets(summary)
+    return rows, summary, ts
 
 
 def choice_audit_text(rows, summary):
     if not summary:
         return ""
     lines = ["Measured choices against the fixed alternatives of the same jobs (cost: median over the better fixed one's, -1; "
-             "'same matrix': timed in the same rounds on the measured variant's own matrix, the cost paired: the median of the rounds' ratios):"]
+             "'same matrix': timed in the same rounds on the measured variant's own matrix, the cost paired: the median of the rounds' ratios, "
+             "the worst job's given with its interval and judged on it: met, missed, or not resolved when it straddles the limit):"]
     for s in summary:
-        lines.append("  %-18s %-6s %-22s %-22s right %d, wrong %d, mixed %d, no real difference %d of %d job(s); cost median %+.1f%%, worst %+.1f%%" % (
-            s["matrix"], s["layout"], s["variant"], s["choice"] + (", same matrix" if s.get("same_matrix") else ""), s["right"], s["wrong"], s["mixed"], s["no_difference"], s["jobs"], 100 * s["cost_median"], 100 * s["cost_max"]))
+        iv = s.get("cost_max_interval")
+        ivtxt = " (%+.1f%% to %+.1f%%, %d rounds: %s)" % (100 * iv[0], 100 * iv[1], s["paired_rounds"], s["cost_verdict"]) if iv else ""
+        lines.append("  %-18s %-6s %-22s %-22s right %d, wrong %d, mixed %d, no real difference %d of %d job(s); cost median %+.1f%%, worst %+.1f%%%s" % (
+            s["matrix"], s["layout"], s["variant"], s["choice"] + (", same matrix" if s.get("same_matrix") else ""), s["right"], s["wrong"], s["mixed"], s["no_difference"], s["jobs"], 100 * s["cost_median"], 100 * s["cost_max"], ivtxt))
     return "\n".join(lines)
 
 
 def targets_text(ts):
     if not ts:
         return ""
-    lines = ["Targets (the default configuration against aij of the same job; 'shown': indicative, not judged):"]
+    lines = ["Targets (the default configuration against aij of the same job; 'shown': indicative, not judged; "
+             "'unresolved': judged on an interval that straddles the requirement):"]
     for t in ts:
-        verdict = "shown" if t["met"] is None else "met" if t["met"] else "MISS"
-        lines.append("  %-5s %-60s %-18s %-6s %6.2f (need %s%.2f)  %s" % (verdict, t["target"], t["matrix"], t["layout"], t["value"], "<= " if t.get("at_most") else "", t["required"], t["detail"]))
+        v = {"met": "met", "missed": "MISS", "not resolved": "unresolved", "shown": "shown"}[verdict_of(t)]
+        iv = (" [%.3f, %.3f]" % tuple(t["interval"])) if t.get("interval") else ""
+        lines.append("  %-10s %-60s %-18s %-6s %6.2f%s (need %s%.2f)  %s" % (v, t["target"], t["matrix"], t["layout"], t["value"], iv, "<= " if t.get("at_most") else "", t["required"], t["detail"]))
+    c = verdict_counts(ts)
+    lines.append("  (%d met, %d missed, %d not resolved, %d shown)" % (c["met"], c["missed"], c["not resolved"], c["shown"]))
     return "\n".join(lines)

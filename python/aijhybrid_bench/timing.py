@@ -89,23 +89,44 @@ def _warm_up(job, v, measured, product=None, done=0):
     return k
 
 
+def audit_order(alts, r):
+    """The order of round r of the prefetch audit: round 2j runs the alternatives rotated by j, round
+    2j + 1 the same order reversed. Every two rounds each pair of alternatives runs once in each order
+    (the measured batch before and after the fixed one it is paired with: an order effect, such as the
+    cache or clock state the batch before leaves, falls on both sides of the ratio alike), and every
+    2 len(alts) rounds each alternative runs once in each position, for any number of alternatives.
+    (A rotation alone, as the audit ran before, runs a pair in one order in two rounds of three: the
+    measured batch before the distance 512 in one round of three; reversing every other round while
+    the rotation advances each round, as timed_rounds does, balances an odd number of alternatives
+    only: with two, the first always runs first.)"""
+    n = len(alts)
+    j = (r // 2) % n
+    order = alts[j:] + alts[:j]
+    return order[::-1] if r % 2 else order
+
+
 def audit_prefetch(job, v, distances, rounds):
     """The measured software prefetch of v against fixed distances on v's own matrix (issue 31: the
     variants that fix it are other matrices, whose pages land elsewhere, so their times differ by
-    more than the choice's cost). `rounds` rounds, the order rotating: for each alternative (None:
-    measured, then each fixed distance) MatAIJHybridSetPrefetch(), warm-up products (for the measured
-    one until every rank has decided again, 256 at most: a new decision in each round) and one
-    barrier-timed batch of v's K products. Returns {"distances", "rounds", "samples_s": {"auto" or
-    str(distance): [seconds per product, one per round]}, "choices": [per round, per rank: the
-    distance the measured batch ran with, "changed" or None for measuring], "settle_products":
-    [products until decided, per round]}. Leaves v measuring again. On v's group."""
+    more than the choice's cost). `rounds` rounds, in the order of audit_order (alternated: every pair
+    of alternatives in both orders every two rounds; an even count balances them): for each
+    alternative (None: measured, then each fixed distance) MatAIJHybridSetPrefetch(), warm-up products
+    (for the measured one until every rank has decided again, 256 at most: a new decision in each
+    round) and one barrier-timed batch of v's K products. Returns {"distances", "rounds", "samples_s":
+    {"auto" or str(distance): [seconds per product, one per round]}, "choices": [per round, per rank:
+    the distance the measured batch ran with, "changed" or None for measuring], "settle_products":
+    [products until decided, per round], "orders": [per round, the alternatives in the order they
+    ran: "auto" or str(distance)]}. Leaves v measuring again. On v's group."""
     A, x, y, g, ph = v.A, v.x, v.y, v.group, job.ph
     comm, MPI = g.comm, job.MPI
     alts = [None] + [int(d) for d in distances]
-    out = {"distances": [int(d) for d in distances], "rounds": rounds, "samples_s": {("auto" if a is None else str(a)): [] for a in alts}, "choices": [],
-           "settle_products": []}
+    name = lambda a: "auto" if a is None else str(a)  # noqa: E731
+    out = {"distances": [int(d) for d in distances], "rounds": rounds, "samples_s": {name(a): [] for a in alts}, "choices": [],
+           "settle_products": [], "orders": []}
     for r in range(rounds):
-        for a in alts[r % len(alts):] + alts[: r % len(alts)]:
+        order = audit_order(alts, r)
+        out["orders"].append([name(a) for a in order])
+        for a in order:
             ph.set_prefetch(A, a)
             k = _warm_up(job, v, a is None)
             before = choice(job, v)["prefetch"]
@@ -114,7 +135,7 @@ def audit_prefetch(job, v, distances, rounds):
             for _ in range(v.batch):
                 A.mult(x, y)
             comm.Barrier()
-            out["samples_s"]["auto" if a is None else str(a)].append((MPI.Wtime() - t0) / v.batch)
+            out["samples_s"][name(a)].append((MPI.Wtime() - t0) / v.batch)
             if a is None:
                 after = choice(job, v)["prefetch"]
                 out["choices"].append(comm.allgather(before if before == after else "changed"))

@@ -52,33 +52,50 @@ def render_times(d, head):
         return head + "\n\nNo model in this record: %s" % (r.get("error") or m.get("error") or "not fitted")
     lines = [head, "", "Medians of %s interleaved rounds (variants alternated A B C D D C B A); the hosts share this machine's cores, which other jobs shared too (load average %s at the start, %s at the end): "
              "indicative only. Model: the parameters fitted to every MatMult row; held out: the row's matrix left out of the fit (its times predicted from the other matrices'); "
-             "CG solves are never fitted." % (
-                 r["runs"][0].get("rounds") if r.get("runs") else "-", ", ".join("%.1f" % x for x in r.get("load_average_start", [])), ", ".join("%.1f" % x for x in r.get("load_average_end", []))), "",
+             "CG solves are never fitted.%s" % (
+                 r["runs"][0].get("rounds") if r.get("runs") else "-", ", ".join("%.1f" % x for x in r.get("load_average_start", [])), ", ".join("%.1f" % x for x in r.get("load_average_end", [])),
+                 " The run with every rank on one host is the model's CPU input (its MatMult and CG times per nonzero and row, matrix and type): its rows say input and are not counted."
+                 if any(v.get("mult_role") == "input" for v in m["validation"]) else ""), "",
              "| run | rate | matrix | variant | MatMult ms | model ms | error | held out ms | error | CG solve s | model s | error |", "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     pct = lambda x: "%+.0f%%" % (100 * x) if x is not None else "-"  # noqa: E731
     for v in m["validation"]:
-        lines.append("| %s | %s | %s | %s | %.2f | %.2f | %s | %s | %s | %s | %s | %s |" % (
-            v["run"], v["rate"], v["matrix"], VLABEL.get(v["variant"], v["variant"]), 1e3 * v["mult_s"], 1e3 * v["mult_pred_s"], pct(v["mult_err"]),
+        inp = v.get("mult_role") == "input"  # the on-host run: the CPU input, not a prediction
+        lines.append("| %s | %s | %s | %s | %.2f | %s | %s | %s | %s | %s | %s | %s |" % (
+            v["run"], v["rate"], v["matrix"], VLABEL.get(v["variant"], v["variant"]), 1e3 * v["mult_s"], "input" if inp else "%.2f" % (1e3 * v["mult_pred_s"]), "-" if inp else pct(v["mult_err"]),
             _f(v.get("mult_heldout_s") and 1e3 * v["mult_heldout_s"], "%.2f"), pct(v.get("mult_heldout_err")),
-            _f(v["cg_solve_s"], "%.3f"), _f(v["cg_pred_s"], "%.3f"), pct(v["cg_err"])))
+            _f(v["cg_solve_s"], "%.3f"), "input" if inp else _f(v["cg_pred_s"], "%.3f"), "-" if inp else pct(v["cg_err"])))
     w = m["within_25"]
     q = m["params_here"]
     held = "%d of %d held out (fitted without their matrix)" % tuple(w["mult_heldout"])
-    lines += ["", "Within 25%%: MatMult %d of %d rows fitted, %s; CG solves %d of %d (all predicted)." % (tuple(w["mult_fit"]) + (held,) + tuple(w["cg"])),
-              "Parameters of the emulated hosts: network L %.3g ms per phase, o %.3g ms per message; shared memory L_s %.3g ms, o_s %.3g ms; CPU %.3g ns per nonzero "
-              "and %.3g ms per rank and product (all hosts on this machine's cores); a host's bandwidth %s MB/s (probe, per rate; stated B_s %.3g GB/s)." % (
-                  1e3 * q["L"], 1e3 * q["o"], 1e3 * q["L_s"], 1e3 * q["o_s"], 1e9 * q["tau"], 1e3 * q["kappa"],
-                  ", ".join("%.3g at %.3g Mbit/s" % (v / 1e6, float(k) / 1e6) for k, v in sorted(q.get("B_all", {}).items(), key=lambda kv: -float(kv[0]))), q["B_s"] / 1e9)]
+    bw = ", ".join("%.3g at %.3g Mbit/s" % (v / 1e6, float(k) / 1e6) for k, v in sorted(q.get("B_all", {}).items(), key=lambda kv: -float(kv[0])))
+    if "tau" in q:  # records of the model with a fitted CPU time per nonzero and per rank
+        lines += ["", "Within 25%%: MatMult %d of %d rows fitted, %s; CG solves %d of %d (all predicted)." % (tuple(w["mult_fit"]) + (held,) + tuple(w["cg"])),
+                  "Parameters of the emulated hosts: network L %.3g ms per phase, o %.3g ms per message; shared memory L_s %.3g ms, o_s %.3g ms; CPU %.3g ns per nonzero "
+                  "and %.3g ms per rank and product (all hosts on this machine's cores); a host's bandwidth %s MB/s (probe, per rate; stated B_s %.3g GB/s)." % (
+                      1e3 * q["L"], 1e3 * q["o"], 1e3 * q["L_s"], 1e3 * q["o_s"], 1e9 * q["tau"], 1e3 * q["kappa"], bw, q["B_s"] / 1e9)]
+    else:  # the CPU time per nonzero measured by the on-host run, fixed costs per product and per byte on the wire fitted
+        lines += ["", "Within 25%%: MatMult %d of %d rows fitted, %s; CG solves %d of %d (all predicted; the on-host rows are inputs)." % (tuple(w["mult_fit"]) + (held,) + tuple(w["cg"])),
+                  "Parameters of the emulated hosts: network L %.3g ms per phase, o %.3g ms per message; shared memory L_s %.3g ms, o_s %.3g ms; CPU per nonzero measured "
+                  "on one host (input; all hosts on this machine's cores): %s; fixed CPU cost per product %.3g ms (aij), %.3g ms (aijhybrid); CPU %.3g ns per byte on the wire "
+                  "(the kernel's TCP work); a host's bandwidth %s MB/s (probe, per rate; stated B_s %.3g GB/s)." % (
+                      1e3 * q["L"], 1e3 * q["o"], 1e3 * q["L_s"], 1e3 * q["o_s"],
+                      ", ".join("%s %.3g ns" % (k.replace("mpiaijhybrid", "aijhybrid").replace("mpiaij", "aij"), 1e9 * v) for k, v in sorted(q.get("cpu_per_nnz", {}).items())),
+                      1e3 * q.get("c_aij", 0.0), 1e3 * q.get("c_hybrid", 0.0), 1e9 * q.get("beta", 0.0), bw, q["B_s"] / 1e9)]
     import model
 
     if "rho" in q:
         lines[-1] += " Rendezvous waiting: %.2f of the bytes both directions of a connection have in common (fitted without %s)." % (
             q["rho"], ", ".join("%s: %s" % (k, "%.2f" % v if v is not None else "not seen, no rendezvous waiting in the others")
                                 for k, v in sorted(m.get("rho_without", {}).items())) or "-")
-        bound = [k for k, v in [("the full fit", q["rho"])] + [("the fit without " + k, v) for k, v in sorted(m.get("rho_without", {}).items())] if model.at_bound(v)]
-        if bound:
+        fits = [("the full fit", q["rho"])] + [("the fit without " + k, v) for k, v in sorted(m.get("rho_without", {}).items())]
+        upper = [k for k, v in fits if model.at_bound(v, "upper")]
+        lower = [k for k, v in fits if model.at_bound(v, "lower")]
+        if upper:
             lines[-1] += (" **rho is at the upper bound of its fit (%g) in %s**: the measured times want more waiting than the model's term can give, "
-                          "so the model underestimates the waiting of the rows that have it." % (model.FIT_BOUNDS[1], " and ".join(bound)))
+                          "so the model underestimates the waiting of the rows that have it." % (model.FIT_BOUNDS[1], " and ".join(upper)))
+        if lower:
+            lines[-1] += (" **rho is at the lower bound of its fit (%g) in %s**: the measured times want no rendezvous waiting at all, "
+                          "so the model's waiting term is not seen there." % (model.FIT_BOUNDS[0], " and ".join(lower)))
     if q.get("allreduce"):
         lines[-1] += " MPI_Allreduce (probe): %s." % ", ".join("%.3g ms at %s ranks" % (1e3 * v, k) for k, v in sorted(q["allreduce"].items(), key=lambda kv: int(kv[0])))
     ts = r.get("targets") or []

@@ -228,8 +228,7 @@ def render_precond(ctx):
         lines += ["", bench_choices(d).strip("\n")]
     ts = d.get("targets") or []
     if ts:
-        verdict = lambda t: "shown, not judged" if t["met"] is None else "met" if t["met"] else "**missed**"  # noqa: E731
-        lines += ["", "Targets evaluated on this record (each against measurements of the same jobs):", ""] + ["- %s: %s %s" % (verdict(t), t["target"], t["value"]) for t in ts]
+        lines += ["", "Targets evaluated on this record (each against measurements of the same jobs):", ""] + ["- %s: %s %s" % (_verdict(t), t["target"], t["value"]) for t in ts]
     return "\n".join(lines)
 
 
@@ -248,7 +247,7 @@ def render_products(ctx):
     lines.append(products.markdown(products.from_medians(d["medians"]), layouts))
     ts = d.get("targets") or []
     if ts:
-        lines += ["", "Targets evaluated on this record (medians of the same jobs' rounds):", ""] + ["- %s: %s %s" % ("met" if t["met"] else "**missed**", t["target"], t["value"]) for t in ts]
+        lines += ["", "Targets evaluated on this record (medians of the same jobs' rounds):", ""] + ["- %s: %s %s" % (_verdict(t), t["target"], t["value"]) for t in ts]
     return "\n".join(lines)
 
 
@@ -368,36 +367,57 @@ def bench_exchange(d):
 
 
 def bench_choices(d):
-    """the measured choices against the fixed alternatives of the same jobs (aijhybrid_bench.report.choice_audit)"""
-    ss = d.get("choice_summary") or []
+    """the measured choices against the fixed alternatives of the same jobs (aijhybrid_bench.report.choice_audit;
+    a driver's record judged again from its own rounds by report.rejudged, so the rule is the one described)"""
+    _, ss, _ = report.rejudged(d)
     if not ss:
         return ""
+    paired = any(x.get("cost_max_interval") for x in ss)
     lines = ["", "", "Measured choices against the fixed alternatives measured in the same jobs (per job: right when it ran with the "
              "faster fixed one, no real difference when those are within 10%; cost: its median over the faster fixed one's; "
              "same matrix: the fixed ones set on the measured variant's own matrix and timed in the same rounds, a new decision in each, "
-             "and the cost paired: the median over the rounds of its batch's time over the same round's batch of the faster fixed one):", "",
-             "| matrix | layout | variant | choice | jobs | right | wrong | mixed | no real difference | cost, median | cost, worst job | worst job: interval of its paired cost |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
-    rows = d.get("choice_audit") or []
+             "and the cost paired: the median over the rounds of its batch's time over the same round's batch of the faster fixed one"
+             + (", with a distribution-free interval of that median in each job; the worst job's cost lies between the largest lower end and the "
+                "largest upper end of the jobs' intervals, and the target (at most 3% slower) is met only when that upper end is at most 3%, "
+                "missed when the lower end is above 3%, and otherwise not resolved: the rounds cannot tell" if paired else "") + "):", "",
+             "| matrix | layout | variant | choice | jobs | right | wrong | mixed | no real difference | cost, median | cost, worst job | "
+             "interval of the worst job's cost | cost target |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for x in ss:
-        same = [r for r in rows if all(r.get(k) == x.get(k) for k in ("matrix", "layout", "variant", "choice"))]
-        worst = max(same, key=lambda r: r["cost"]) if same else {}
-        iv = worst.get("cost_interval")
-        interval = ("%+.1f%% to %+.1f%% (%d rounds, %.0f%%)" % (100 * iv[0], 100 * iv[1], worst["paired_rounds"], 100 * worst["cost_interval_coverage"])
-                    if iv and None not in iv else "-")
-        lines.append("| %s | %s | %s | %s | %d | %d | %d | %d | %d | %+.1f%% | %+.1f%% | %s |" % (x["matrix"], x["layout"], x.get("variant") or "%s %s" % (x.get("solve"), x.get("ordering")), x["choice"] + (", same matrix" if x.get("same_matrix") else ""), x["jobs"], x["right"], x["wrong"], x["mixed"],
-                                                                                              x["no_difference"], 100 * x["cost_median"], 100 * x["cost_max"], interval))
+        iv = x.get("cost_max_interval")
+        interval = ("%+.1f%% to %+.1f%% (%d rounds, jobs' intervals %.0f%% each, %.0f%% together)" % (
+            100 * iv[0], 100 * iv[1], x["paired_rounds"], 100 * x["cost_interval_coverage_min"], 100 * x["cost_max_interval_coverage"]) if iv else "-")
+        what = x.get("variant") or "%s %s" % (x.get("solve"), x.get("ordering"))
+        target = _verdict(report.choice_targets([x])[0])  # its first line: the worst job's cost
+        lines.append("| %s | %s | %s | %s | %d | %d | %d | %d | %d | %+.1f%% | %+.1f%% | %s | %s |" % (x["matrix"], x["layout"], what, x["choice"] + (", same matrix" if x.get("same_matrix") else ""), x["jobs"], x["right"], x["wrong"], x["mixed"],
+                                                                                                   x["no_difference"], 100 * x["cost_median"], 100 * x["cost_max"], interval, target))
     return "\n".join(lines)
 
 
+def _verdict(t):
+    """a target line's verdict in the documents (aijhybrid_bench.report.verdict_of): met, **missed**,
+    not resolved (judged on an interval that straddles the requirement), shown, not judged"""
+    return {"met": "met", "missed": "**missed**", "not resolved": "not resolved", "shown": "shown, not judged"}[report.verdict_of(t)]
+
+
+def _interval(t):
+    """the interval a target line was judged on, in the units of its value"""
+    return "; interval %.3f to %.3f" % tuple(t["interval"]) if t.get("interval") else ""
+
+
+def _tally(ts):
+    c = report.verdict_counts(ts)
+    return "%d met, %d missed, %d not resolved, %d shown" % (c["met"], c["missed"], c["not resolved"], c["shown"])
+
+
 def bench_targets(d):
-    ts = d.get("targets") or []
+    ts = report.rejudged(d)[2]
     if not ts:
         return ""
-    verdict = lambda t: "shown, not judged" if t["met"] is None else "met" if t["met"] else "**missed**"  # noqa: E731
     return "\n".join(["", "", "Targets evaluated on this record (of the default configuration against aij of the same jobs; "
-                       "\"shown\": indicative, not a target):", ""]
-                      + ["- %s: %s %s %s: %.2f (needs %s%.2f), %s" % (verdict(t), t["target"], t["matrix"], t["layout"], t["value"], "<= " if t.get("at_most") else "", t["required"], t["detail"]) for t in ts])
+                       "\"shown\": indicative, not a target; \"not resolved\": judged on an interval that straddles the requirement, "
+                       "so the record can say neither met nor missed): %s." % _tally(ts), ""]
+                      + ["- %s: %s %s %s: %.2f (needs %s%.2f%s), %s" % (_verdict(t), t["target"], t["matrix"], t["layout"], t["value"], "<= " if t.get("at_most") else "", t["required"], _interval(t), t["detail"]) for t in ts])
 
 
 def bench_setup(d):

@@ -161,9 +161,29 @@ static PetscErrorCode MatDestroySubMatrices_AIJHybrid(PetscInt n, Mat *mat[])
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* A's data replaced by C's (destroyed), as AIJ's in-place operations do with MatHeaderMerge(), which
+   PETSc 3.18 does not export: MatHeaderReplace() with what MatHeaderMerge() keeps of A moved to C
+   first (its name, options prefix, composed objects and product data) */
+static PetscErrorCode MatAIJHybridReplaceKeepingHeader(Mat A, Mat *C)
+{
+  const char *prefix;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectGetOptionsPrefix((PetscObject)A, &prefix));
+  PetscCall(PetscObjectSetOptionsPrefix((PetscObject)*C, prefix));
+  if (((PetscObject)A)->name) PetscCall(PetscObjectSetName((PetscObject)*C, ((PetscObject)A)->name));
+  PetscCall(PetscObjectListDestroy(&((PetscObject)*C)->olist));
+  PetscCall(PetscObjectListDuplicate(((PetscObject)A)->olist, &((PetscObject)*C)->olist));
+  (*C)->product = A->product;
+  A->product    = NULL;
+  PetscCall(MatHeaderReplace(A, C));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* the transpose (of our type), with A's settings: a new one of seqaijhybrid on the threads
-   (src/mat/transpose.c, AIJ's bits), else AIJ's; in place, AIJ replaces A's header by the
-   transpose's (MatHeaderMerge()), so A's settings are put back */
+   (src/mat/transpose.c, AIJ's bits), also in place (AIJ's would make a seqaij transpose and convert
+   it to our type: one more preparation of the caches), else AIJ's; in place, A's settings are put
+   back */
 static PetscErrorCode MatTranspose_AIJHybrid(Mat A, MatReuse reuse, Mat *B)
 {
   Mat_AIJHybrid    *ctx;
@@ -175,7 +195,12 @@ static PetscErrorCode MatTranspose_AIJHybrid(Mat A, MatReuse reuse, Mat *B)
   keep = ctx->set;
   PetscCall(PetscObjectTypeCompare((PetscObject)A, MATSEQAIJHYBRID, &seq));
   if (seq && reuse == MAT_INITIAL_MATRIX) PetscCall(MatAIJHybridTransposeSeq(A, B));
-  else PetscCall((*ctx->parentops.transpose)(A, reuse, B));
+  else if (seq && reuse == MAT_INPLACE_MATRIX) {
+    Mat C; /* the threads' transpose, made of our type, put into A's header */
+
+    PetscCall(MatAIJHybridTransposeSeq(A, &C));
+    PetscCall(MatAIJHybridReplaceKeepingHeader(A, &C));
+  } else PetscCall((*ctx->parentops.transpose)(A, reuse, B));
   if (reuse == MAT_INITIAL_MATRIX) PetscCall(MatAIJHybridInheritSettings(A, *B));
   if (reuse == MAT_INPLACE_MATRIX) PetscCall(MatAIJHybridTakeSettings(&keep, *B));
   PetscFunctionReturn(PETSC_SUCCESS);
