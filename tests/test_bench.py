@@ -1044,15 +1044,16 @@ def test_readme_judges_the_choice_audit_again():
 
 
 def test_prefetch_audit_order_alternates():
-    """timing.audit_order: round 2j runs the alternatives rotated by j, round 2j+1 the same reversed,
-    so every two rounds each pair of alternatives (the measured prefetch and the fixed distance its
+    """model.round_order (the order of every benchmark's alternating rounds: timed products, setups,
+    solves, SNES runs, the prefetch audit): round 2j runs the alternatives rotated by j, round 2j+1
+    the same reversed, so every two rounds each pair of alternatives (the measured prefetch and the fixed distance its
     cost is paired with) runs once in each order, and every 2n rounds each alternative runs once in
     every position; report.judge_audit counts the rounds the measured batch ran first and gives the
     median paired cost of those and of the others."""
-    timing, report = bench_module("timing"), bench_module("report")
+    model, report = bench_module("model"), bench_module("report")
     for alts in (["auto", "0", "512"], ["auto", "0"], ["auto", "0", "64", "512"]):
         n = len(alts)
-        orders = [timing.audit_order(alts, r) for r in range(4 * n)]
+        orders = [model.round_order(alts, r) for r in range(4 * n)]
         assert all(sorted(o) == sorted(alts) for o in orders)
         for r in range(0, len(orders), 2):
             assert orders[r + 1] == orders[r][::-1]
@@ -1063,7 +1064,7 @@ def test_prefetch_audit_order_alternates():
         for a in alts:
             assert sorted(o.index(a) for o in orders[:2 * n]) == sorted(list(range(n)) * 2), (alts, a)
     assert [o[0] for o in orders[:2]] != [alts[0]] * 2  # not always the measured one first
-    orders = [timing.audit_order(["auto", "0", "512"], r) for r in range(20)]
+    orders = [model.round_order(["auto", "0", "512"], r) for r in range(20)]
     costs = [0.02 if o.index("auto") < o.index("0") else 0.0 for o in orders]  # an order effect: 2% when the measured batch runs first
     row = report.judge_audit(_audit(costs, orders=orders))
     assert row["measured_first_rounds"] == 10 and row["cost_measured_first"] == pytest.approx(0.02) and row["cost_measured_after"] == pytest.approx(0.0)
@@ -1072,7 +1073,7 @@ def test_prefetch_audit_order_alternates():
 
 def test_audit_prefetch_runs_the_alternated_order():
     """timing.audit_prefetch (on stand-ins for PETSc, MPI and the plugin): each round sets the
-    alternatives in timing.audit_order's order, records that order, times one batch of each, and
+    alternatives in model.round_order's order, records that order, times one batch of each, and
     the measured prefetch decides again in every round; the measured prefetch is left measuring."""
     timing = bench_module("timing")
     log, state = [], {"pf": None, "left": 0}
@@ -1119,7 +1120,33 @@ def test_audit_prefetch_runs_the_alternated_order():
     Job.MPI = MPI
     v = type("V", (), {"A": A(), "x": None, "y": None, "group": Group(), "batch": 2, "spec": {"type": "aijhybrid"}})()
     out = timing.audit_prefetch(Job(), v, [0, 512], 6)
-    assert out["orders"] == [timing.audit_order(["auto", "0", "512"], r) for r in range(6)]
+    assert out["orders"] == [bench_module("model").round_order(["auto", "0", "512"], r) for r in range(6)]
     assert [a for k, a in log[:-1]] == [a for o in out["orders"] for a in o] and log[-1] == ("set", "auto")
     assert all(len(out["samples_s"][k]) == 6 for k in ("auto", "0", "512")) and out["choices"] == [[512]] * 6
     assert out["settle_products"] == [3] * 6
+
+
+def test_timed_rounds_balance_two_variants():
+    """timing.timed_rounds orders a job's variants by model.round_order: with two variants each runs
+    first in half the rounds (the rotation reversed every other round, as it was, ran the first one
+    first in every round)."""
+    timing = bench_module("timing")
+    seen = []
+
+    class V:
+        def __init__(self, name):
+            self.group = name
+
+    class J:
+        spec = {"timing": {"rounds": 8, "batches_per_round": 1}}
+
+        def run_on(self, group, fn):
+            seen.append(group)
+
+        def log(self, msg):
+            pass
+
+    timing.timed_rounds(J(), [V("a"), V("b")])
+    rounds = [seen[2 * r:2 * r + 2] for r in range(8)]
+    assert all(sorted(r) == ["a", "b"] for r in rounds), rounds
+    assert sum(r[0] == "a" for r in rounds) == 4, rounds

@@ -35,7 +35,7 @@ DEFAULTS = {
         "max_batch": 100000,
         # the measured software prefetch of every aijhybrid variant that leaves it to measurement, against
         # these fixed distances on the variant's own matrix after the rounds (timing.audit_prefetch; the
-        # record's choice audit): {"distances": [0, 512], "rounds": 20}, or None (an even count: the order alternates, timing.audit_order)
+        # record's choice audit): {"distances": [0, 512], "rounds": 20}, or None (an even count: the order alternates, model.round_order)
         "prefetch_audit": None,
     },
     "stream": {"array_mb": None, "repeats": 10},  # array_mb: per array per node; None: 4 x L3, >= 32 MB; at most stream.memory_cap()

@@ -47,6 +47,22 @@ def median(xs):
     return statistics.median(xs) if xs else None
 
 
+def round_order(alts, r):
+    """The order of round r of alternating rounds (the timed products, the setups, the solves, the SNES
+    runs and the prefetch audit: timing, pcsetup, solves, snes): round 2j runs the alternatives rotated by j, round
+    2j + 1 the same order reversed. Every two rounds each pair of alternatives runs once in each order
+    (the measured batch before and after the fixed one it is paired with: an order effect, such as the
+    cache or clock state the batch before leaves, falls on both sides of the ratio alike), and every
+    2 len(alts) rounds each alternative runs once in each position, for any number of alternatives.
+    (A rotation alone runs a pair in one
+    order in two rounds of three; reversing every other round while the rotation advances each round
+    balances an odd number only: with two, the first always runs first.)"""
+    n = len(alts)
+    j = (r // 2) % n
+    order = alts[j:] + alts[:j]
+    return order[::-1] if r % 2 else order
+
+
 def median_interval_ranks(n, level=0.90):
     """The order statistics of a distribution-free confidence interval of the median of n samples
     (the sign test): (k, n + 1 - k, coverage), 1-based ranks of the sorted samples, the narrowest

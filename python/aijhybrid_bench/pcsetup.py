@@ -11,8 +11,8 @@ KSPSolve from x = 0 timed; PETSc's event times of each phase from the combinatio
 differences (the slowest rank's per event; nested events are inclusive). In a paired job (a threaded
 layout with its pure-MPI baseline in the same job, aijhybrid_bench.job) the baseline's combinations
 ('aij@2x1') run in the same rounds on their group of ranks, the others waiting. The combinations
-alternate within a round, the order rotating and reversing from round to round; ``warmup_rounds``
-rounds are not recorded (they pay the one-time costs: the fine matrix's halo exchange, first-touch
+alternate within a round in model.round_order's order (each round records the combination that ran
+just before it, ``after``: an effect of the one before shows); ``warmup_rounds`` rounds are not recorded (they pay the one-time costs: the fine matrix's halo exchange, first-touch
 pages). Medians over the rounds.
 
 Report side: ``flatten_setup`` gives one row per (matrix, method, layout job, variant) with ratios
@@ -178,14 +178,11 @@ def measure_setup(PETSc, MPI, world, variants, cfg, log, run_on=None, equivalent
     for c in combos:  # registered in the same order on every rank
         c.stage = PETSc.Log.Stage("setup_" + c.prefix)
     rounds, warm = int(cfg.get("rounds", 3)), int(cfg.get("warmup_rounds", 1))
+    after = None  # the combination that ran just before (recorded with each round: an effect of the one before shows)
     for r in range(-warm, rounds):
-        k = r % len(combos) if combos else 0
-        order = combos[k:] + combos[:k]
-        if r % 2:
-            order = order[::-1]
-        for c in order:
+        for c in model.round_order(combos, r) if combos else []:
 
-            def one(c=c, r=r):
+            def one(c=c, r=r, after=after):
                 if c.rec["status"] != "ok":
                     return
                 try:
@@ -194,9 +191,10 @@ def measure_setup(PETSc, MPI, world, variants, cfg, log, run_on=None, equivalent
                     c.rec.update(status="error", reason="%s: %s" % (type(e).__name__, e))
                     return
                 if r >= 0:
-                    c.rec["rounds"].append(rec)
+                    c.rec["rounds"].append(dict(rec, after=after))
 
             run_on(c.v.group, one)
+            after = "%s / %s" % (c.rec["method"], c.rec["variant"])
         log("  setups: round %d/%d" % (r + 1, rounds) if r >= 0 else "  setups: warm-up round")
     for c in combos:
         summarize(c.rec)

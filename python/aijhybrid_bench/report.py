@@ -272,6 +272,11 @@ def verdict_of(t):
     return "not resolved" if t.get("resolved") is False else "shown"
 
 
+def interval_verdict(lo, hi, required, at_most=False, coverage=None):
+    """resolve() in words: met, missed or not resolved."""
+    return {True: "met", False: "missed", None: "not resolved"}[resolve(lo, hi, required, at_most, coverage)]
+
+
 def verdict_counts(ts):
     """{verdict: how many} of target lines, every verdict present (0 when none)."""
     out = {"met": 0, "missed": 0, "not resolved": 0, "shown": 0}
@@ -442,10 +447,11 @@ def judge_job(ran, median_s, fixed, spread=0.10, cost_max=0.03, paired=None):
     extra = {}
     if paired and paired.get(best):
         xs = [x for x in paired[best] if x is not None]
-        lo, hi, cover = model.median_interval(xs, LEVEL)
-        k1, k2, _ = model.median_interval_ranks(len(xs), LEVEL)
+        k1, k2, cover = model.median_interval_ranks(len(xs), LEVEL)
+        s = sorted(xs)
+        lo, hi = (s[k1 - 1], s[k2 - 1]) if k1 is not None else (None, None)
         extra = {"cost_unpaired": cost, "cost_interval": [lo, hi], "cost_interval_coverage": cover, "cost_interval_ranks": [k1, k2], "paired_rounds": len(xs),
-                 "cost_verdict": verdict_of({"met": resolve(lo, hi, cost_max, True, cover), "resolved": False})}
+                 "cost_verdict": interval_verdict(lo, hi, cost_max, True, cover)}
         cost = model.median(xs)
     if len(ran) != 1 or ran[0] not in fixed:  # several values, or one that is none of the alternatives (measuring, per rank, changed)
         verdict = "mixed"
@@ -465,7 +471,7 @@ def judge_audit(audit, spread=0.10, cost_max=0.03):
     distance, 'per rank a/b', 'measuring' or 'changed'), the better fixed one by the medians, the
     cost paired: each round's measured batch against the same round's batch of the better fixed one
     (they ran in the same round, one after the other), the median of those ratios, judged on its
-    interval (judge_job). With the rounds' orders (timing.audit_order; records before it rotated the
+    interval (judge_job). With the rounds' orders (model.round_order; records before it rotated the
     order without alternating it): how many rounds ran the measured batch before the better fixed one
     (measured_first_rounds) and the median paired cost of those rounds and of the others
     (cost_measured_first, cost_measured_after), so that an order effect shows."""
@@ -512,7 +518,7 @@ def audit_summary(where, jobrows, spread=0.10, cost_max=0.03):
         covs = [r["cost_interval_coverage"] for r in jobrows]
         out.update(cost_max_interval=[max(iv[0] for iv in ivs), max(iv[1] for iv in ivs)], cost_interval_coverage_min=min(covs),
                    cost_max_interval_coverage=max(0.0, 1.0 - sum(1.0 - c for c in covs)), paired_rounds=min(r["paired_rounds"] for r in jobrows))
-        out["cost_verdict"] = verdict_of({"met": resolve(out["cost_max_interval"][0], out["cost_max_interval"][1], cost_max, True, min(covs)), "resolved": False})
+        out["cost_verdict"] = interval_verdict(out["cost_max_interval"][0], out["cost_max_interval"][1], cost_max, True, min(covs))
     return out
 
 

@@ -83,10 +83,7 @@ def run(sc, exe, lib, launcher, binding, nodes, out, log=print, launcher_args=()
     os.makedirs(logs, exist_ok=True)
     rounds = int(sc.get("rounds", 3))
     for r in range(rounds):
-        order = combos[r % len(combos):] + combos[: r % len(combos)]
-        if r % 2:
-            order = order[::-1]
-        for lay, mtype, s in order:
+        for lay, mtype, s in model.round_order(combos, r):
             pre, env_add = L.launch(lay, launcher, binding, nodes, launcher_args, oversubscribe)
             _, T = L.parse_layout(lay)
             logfile = os.path.join(logs, "r%d-%s-%s-%s.log" % (r, lay, mtype, s["label"]))

@@ -5,8 +5,8 @@ Worker side (``measure_solves``, ``measure_vecops``), in the layout job, for one
   CG + GAMG) and every combination of a matrix variant and a vector type (``standard``: VECSEQ/VECMPI
   as an application's VecCreateMPI gives; ``hybrid``: VECHYBRID, for aijhybrid from MatCreateVecs, so
   partition-aligned), one KSP each, set up once (the setup time recorded: GAMG's hierarchy), then
-  solved ``rounds`` times from x = 0 in alternating order (the order rotated and reversed from round
-  to round). Each solve runs in a PETSc log stage of its own; the times and flops of PETSc's events in
+  solved ``rounds`` times from x = 0 in alternating order (model.round_order: every pair of
+  combinations in both orders every two rounds). Each solve runs in a PETSc log stage of its own; the times and flops of PETSc's events in
   it (MatMult, PCApply, the Vec events, ...) are taken from the log as differences around the solve.
   Medians over the rounds.
 - vector operations: every listed operation on vectors of ``length`` global entries, standard and
@@ -141,10 +141,7 @@ def measure_solves(PETSc, MPI, ph, comm, variants, cfg, log, equivalents=None, r
         live = [c for c, k in zip(combos, ok) if k]
         rounds = int(cfg.get("rounds", 3))
         for r in range(rounds):
-            order = live[r % len(live):] + live[: r % len(live)] if live else []
-            if r % 2:
-                order = order[::-1]
-            for c in order:
+            for c in model.round_order(live, r) if live else []:
                 run_on(c.v.group, lambda c=c: c.rec["solves"].append(_solve_once(PETSc, MPI, c.v.group.comm, c)))
             log("  %s: round %d/%d" % (method["label"], r + 1, rounds))
         for c in combos:

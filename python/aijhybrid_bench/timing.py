@@ -10,6 +10,7 @@ with a choice of another batch (report.flatten groups the samples by choice)."""
 
 import math
 
+from . import model
 from .job import is_hybrid
 
 
@@ -89,22 +90,6 @@ def _warm_up(job, v, measured, product=None, done=0):
     return k
 
 
-def audit_order(alts, r):
-    """The order of round r of the prefetch audit: round 2j runs the alternatives rotated by j, round
-    2j + 1 the same order reversed. Every two rounds each pair of alternatives runs once in each order
-    (the measured batch before and after the fixed one it is paired with: an order effect, such as the
-    cache or clock state the batch before leaves, falls on both sides of the ratio alike), and every
-    2 len(alts) rounds each alternative runs once in each position, for any number of alternatives.
-    (A rotation alone, as the audit ran before, runs a pair in one order in two rounds of three: the
-    measured batch before the distance 512 in one round of three; reversing every other round while
-    the rotation advances each round, as timed_rounds does, balances an odd number of alternatives
-    only: with two, the first always runs first.)"""
-    n = len(alts)
-    j = (r // 2) % n
-    order = alts[j:] + alts[:j]
-    return order[::-1] if r % 2 else order
-
-
 def audit_prefetch(job, v, distances, rounds):
     """The measured software prefetch of v against fixed distances on v's own matrix (issue 31: the
     variants that fix it are other matrices, whose pages land elsewhere, so their times differ by
@@ -124,7 +109,7 @@ def audit_prefetch(job, v, distances, rounds):
     out = {"distances": [int(d) for d in distances], "rounds": rounds, "samples_s": {name(a): [] for a in alts}, "choices": [],
            "settle_products": [], "orders": []}
     for r in range(rounds):
-        order = audit_order(alts, r)
+        order = model.round_order(alts, r)
         out["orders"].append([name(a) for a in order])
         for a in order:
             ph.set_prefetch(A, a)
@@ -149,12 +134,8 @@ def timed_rounds(job, active):
     choices in force during each."""
     timing = job.spec["timing"]
     rounds, bpr = timing["rounds"], timing["batches_per_round"]
-    n = len(active)
     for r in range(rounds):
-        order = active[r % n:] + active[: r % n] if n else []
-        if r % 2:
-            order = order[::-1]
-        for v in order:
+        for v in model.round_order(active, r) if active else []:
             job.run_on(v.group, lambda v=v: _batches(job, v, bpr))
         job.log("  round %d/%d done" % (r + 1, rounds))
 

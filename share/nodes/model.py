@@ -376,10 +376,15 @@ def cpu_time(f, q):
     the same matrix and type (f["onhost"], measured; its fixed cost per product taken off) times the nonzeros, plus
     the type's fixed cost per product, plus beta per byte on the wire (all hosts': the kernel's TCP work runs on the
     same cores). Without an on-host measurement: q["tau"] per nonzero (stated)."""
-    c = fixed_cost(f.get("type"), q)
     ref = f.get("onhost")
-    tau = max(0.0, ref["mult_s"] - c) / ref["nnz"] if ref else q.get("tau", 0.0)
-    return tau * f["nnz"] + c + q.get("beta", 0.0) * f.get("wire_total", 0.0)
+    tau = cpu_per_nnz(ref, f.get("type"), q) if ref else q.get("tau", 0.0)
+    return tau * f["nnz"] + fixed_cost(f.get("type"), q) + q.get("beta", 0.0) * f.get("wire_total", 0.0)
+
+
+def cpu_per_nnz(ref, mtype, q):
+    """the CPU time per nonzero of a matrix type's products measured by its on-host run ref (onhost_inputs), the
+    type's fixed cost per product taken off"""
+    return max(0.0, ref["mult_s"] - fixed_cost(mtype, q)) / ref["nnz"]
 
 
 def predict_here(f, q, B):
@@ -551,14 +556,12 @@ def fit_and_validate(result):
     for r, f, b in figs:
         tm, tc = predict_here(f, q, b)
         th = predict_here(f, folds[r["matrix"]], b)[0] if folds else None
+        v = {"run": r["run"], "layout": r["layout"], "rate": r["rate"], "matrix": r["matrix"], "rows": r["rows"], "variant": r["variant"], "mult_role": "fit",
+             "mult_s": r["mult_s"], "mult_pred_s": tm, "mult_err": _rel(tm, r["mult_s"]), "mult_heldout_s": th, "mult_heldout_err": _rel(th, r["mult_s"]) if th else None,
+             "cg_solve_s": r.get("cg_solve_s"), "cg_pred_s": tc, "cg_err": _rel(tc, r.get("cg_solve_s")) if tc and r.get("cg_solve_s") else None}
         if _is_input(f):  # the on-host rows are the CPU inputs: shown, not counted
-            val.append({"run": r["run"], "layout": r["layout"], "rate": r["rate"], "matrix": r["matrix"], "rows": r["rows"], "variant": r["variant"], "mult_role": "input",
-                        "mult_s": r["mult_s"], "mult_pred_s": tm, "mult_err": None, "mult_heldout_s": None, "mult_heldout_err": None,
-                        "cg_solve_s": r.get("cg_solve_s"), "cg_pred_s": tc, "cg_err": None})
-            continue
-        val.append({"run": r["run"], "layout": r["layout"], "rate": r["rate"], "matrix": r["matrix"], "rows": r["rows"], "variant": r["variant"], "mult_role": "fit",
-                    "mult_s": r["mult_s"], "mult_pred_s": tm, "mult_err": _rel(tm, r["mult_s"]), "mult_heldout_s": th, "mult_heldout_err": _rel(th, r["mult_s"]) if th else None,
-                    "cg_solve_s": r.get("cg_solve_s"), "cg_pred_s": tc, "cg_err": _rel(tc, r.get("cg_solve_s")) if tc and r.get("cg_solve_s") else None})
+            v.update(mult_role="input", mult_err=None, mult_heldout_s=None, mult_heldout_err=None, cg_err=None)
+        val.append(v)
     within = lambda xs: [sum(1 for x in xs if x is not None and abs(x) <= 0.25), sum(1 for x in xs if x is not None)]  # noqa: E731
     held_m = within([v["mult_heldout_err"] for v in val])
     fit_m = within([v["mult_err"] for v in val])
@@ -573,7 +576,7 @@ def fit_and_validate(result):
                              "model_says_faster": b["mult_pred_s"] / r["mult_pred_s"] > 1.05, "measured_faster": b["mult_s"] / r["mult_s"] > 1.0})
     first_label = result.get("rate")
     says = [w for w in wins if w["model_says_faster"] and w["rate"] == first_label]
-    cpu = {"%s %s" % k: max(0.0, v["mult_s"] - fixed_cost(k[1], q)) / v["nnz"] for k, v in sorted(inputs.items())}
+    cpu = {"%s %s" % k: cpu_per_nnz(v, k[1], q) for k, v in sorted(inputs.items())}
     q_out = dict(q, B_first=B[first], B_all={str(k): v for k, v in B.items()}, allreduce={str(k): v for k, v in q["allreduce"].items()}, cpu_per_nnz=cpu)
     targets = [
         {"target": "model within 25% of the measured MatMult times of each matrix, fitted without that matrix (the on-host run is an input)", "met": held_m[1] > 0 and held_m[0] == held_m[1], "value": "%d of %d" % tuple(held_m)},
@@ -582,8 +585,9 @@ def fit_and_validate(result):
          "met": all(w["measured_faster"] for w in says), "value": ("; ".join("%s %s: model %.2f, measured %.2f" % (w["matrix"], w["pair"], w["model_ratio"], w["measured_ratio"]) for w in says)
                                                                   or "the model says nodeaware is not faster anywhere at this rate (best model ratio %.2f)" % max([w["model_ratio"] for w in wins if w["rate"] == first_label] or [0]))},
     ]
-    return {"params_here": q_out, "fit_cost": cost, "rho_without": {m: (f["rho"] if waits[m] else None) for m, f in folds.items()}, "params_cluster": cluster_params(q, result), "validation": val,
-            "within_25": {"mult_fit": fit_m, "mult_heldout": held_m, "cg": cg}, "nodeaware_wins": wins, "cluster": cluster_predictions(cluster_params(q, result)), "targets": targets}
+    qc = cluster_params(q, result)
+    return {"params_here": q_out, "fit_cost": cost, "rho_without": {m: (f["rho"] if waits[m] else None) for m, f in folds.items()}, "params_cluster": qc, "validation": val,
+            "within_25": {"mult_fit": fit_m, "mult_heldout": held_m, "cg": cg}, "nodeaware_wins": wins, "cluster": cluster_predictions(qc), "targets": targets}
 
 
 def cluster_params(q, result):

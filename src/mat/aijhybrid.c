@@ -161,25 +161,6 @@ static PetscErrorCode MatDestroySubMatrices_AIJHybrid(PetscInt n, Mat *mat[])
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* A's data replaced by C's (destroyed), as AIJ's in-place operations do with MatHeaderMerge(), which
-   PETSc 3.18 does not export: MatHeaderReplace() with what MatHeaderMerge() keeps of A moved to C
-   first (its name, options prefix, composed objects and product data) */
-static PetscErrorCode MatAIJHybridReplaceKeepingHeader(Mat A, Mat *C)
-{
-  const char *prefix;
-
-  PetscFunctionBegin;
-  PetscCall(PetscObjectGetOptionsPrefix((PetscObject)A, &prefix));
-  PetscCall(PetscObjectSetOptionsPrefix((PetscObject)*C, prefix));
-  if (((PetscObject)A)->name) PetscCall(PetscObjectSetName((PetscObject)*C, ((PetscObject)A)->name));
-  PetscCall(PetscObjectListDestroy(&((PetscObject)*C)->olist));
-  PetscCall(PetscObjectListDuplicate(((PetscObject)A)->olist, &((PetscObject)*C)->olist));
-  (*C)->product = A->product;
-  A->product    = NULL;
-  PetscCall(MatHeaderReplace(A, C));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* the transpose (of our type), with A's settings: a new one of seqaijhybrid on the threads
    (src/mat/transpose.c, AIJ's bits), also in place (AIJ's would make a seqaij transpose and convert
    it to our type: one more preparation of the caches), else AIJ's; in place, A's settings are put

@@ -12,6 +12,8 @@
      scale.c        MatScale, MatDiagonalScale: threaded scalings of the entries
      diagonal.c     MatGetDiagonal: the diagonal found by the threads
      entrywise.c    what those three share: threads and row partitions of an entry-wise operation
+     header.c       an in-place operation's result put into the operand's header, which keeps its
+                    name, prefix, composed objects and product data (MatTranspose, MatAXPY)
      matproduct.c   sparse products (MatMatMult, MatPtAP, ...): the threaded algorithm or PETSc's,
                     the products of seqaijhybrid matrices (steps in productplan.c)
      matproductmpi.c the products of mpiaijhybrid matrices
@@ -46,6 +48,7 @@ typedef struct {
 PETSC_INTERN PetscLogEvent  MATAIJHYBRID_HaloSetUp;
 PETSC_INTERN PetscErrorCode MatAIJHybridPrepare(Mat, Mat_AIJHybrid *, PetscBool, AIJHybridPrepared *);
 PETSC_INTERN PetscErrorCode MatAIJHybridTransposeSeq(Mat, Mat *);
+PETSC_INTERN PetscErrorCode MatAIJHybridReplaceKeepingHeader(Mat, Mat *);
 PETSC_INTERN PetscErrorCode MatAIJHybridPrepareArrays(Mat, Mat_AIJHybrid *, const AIJHybridPrepared *, AIJHybridArrays *);
 PETSC_INTERN PetscErrorCode MatAIJHybridGetVecArrays(Vec, Vec, Vec, const PetscScalar **, const PetscScalar **, PetscScalar **);
 PETSC_INTERN PetscErrorCode MatAIJHybridRestoreVecArrays(Vec, Vec, Vec, const PetscScalar **, const PetscScalar **, PetscScalar **);

@@ -204,7 +204,6 @@ static PetscErrorCode AXPYUnion(Mat_AIJHybrid *ctx, Mat Y, PetscScalar a, Mat X)
   bi[0] = 0;
   for (PetscInt i = 0; i < m; i++) bi[i + 1] = bi[i] + cnt[i];
   PetscCall(MatCreate(PetscObjectComm((PetscObject)Y), &B));
-  PetscCall(PetscObjectSetName((PetscObject)B, ((PetscObject)Y)->name));
   PetscCall(MatGetOptionsPrefix(Y, &prefix));
   PetscCall(MatSetOptionsPrefix(B, prefix));
   PetscCall(MatSetSizes(B, Y->rmap->n, Y->cmap->n, Y->rmap->N, Y->cmap->N));
@@ -239,7 +238,7 @@ static PetscErrorCode AXPYUnion(Mat_AIJHybrid *ctx, Mat Y, PetscScalar a, Mat X)
   PetscCall(PetscFree2(cnt, bi));
   PetscCall(PetscFree(bounds));
   PetscCall(PetscLogFlops((a1 ? 1.0 : 2.0) * nzx));
-  PetscCall(MatHeaderReplace(Y, &B));
+  PetscCall(MatAIJHybridReplaceKeepingHeader(Y, &B));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

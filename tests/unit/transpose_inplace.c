@@ -4,6 +4,9 @@
    an aij copy), the type, sizes, the object's name, options prefix and the plugin's settings kept,
    its composed objects where aij keeps them (PETSc 3.18's aij drops them); twice in place gives the matrix back. On one rank the transpose is the
    plugin's threaded one put into A's header, on several AIJ's.
+   The same for MatAXPY(Y, a, X, DIFFERENT_NONZERO_PATTERN), whose result (a new pattern, the
+   plugin's threaded union on one rank) is put into Y's header too: aij's bits, type, name, prefix,
+   settings, composed objects where aij keeps them.
 */
 #include <petscaijhybrid.h>
 #include "unitcheck.h"
@@ -93,6 +96,35 @@ int main(int argc, char **argv)
   PetscCall(MatTranspose(H, MAT_INPLACE_MATRIX, &H));
   PetscCall(SameBits(A0, H, &same));
   CHECK(same, "twice transposed in place is not the matrix");
+
+  /* MatAXPY of a new pattern: A and H both the transpose again (n x m local), plus a matrix of the
+     same sizes built as the original is (its pattern is not the transpose's) */
+  {
+    Mat XA, XH;
+
+    PetscCall(MatTranspose(H, MAT_INPLACE_MATRIX, &H));
+    PetscCall(Build(MATAIJ, n, m, &XA));
+    PetscCall(Build(MATAIJHYBRID, n, m, &XH));
+    PetscCall(MatAXPY(A, 2.0, XA, DIFFERENT_NONZERO_PATTERN));
+    PetscCall(MatAXPY(H, 2.0, XH, DIFFERENT_NONZERO_PATTERN));
+    PetscCall(PetscObjectTypeCompare((PetscObject)H, size > 1 ? MATMPIAIJHYBRID : MATSEQAIJHYBRID, &isours));
+    PetscCall(MatGetType(H, &type));
+    CHECK(isours, "MatAXPY of a new pattern gives type %s", type);
+    PetscCall(SameBits(A, H, &same));
+    CHECK(same, "MatAXPY of a new pattern differs from aij's (%d rank(s), %" PetscInt_FMT " threads)", (int)size, T);
+    PetscCall(PetscObjectGetOptionsPrefix((PetscObject)H, &prefix));
+    CHECK(prefix && !strcmp(prefix, "t_"), "options prefix %s after MatAXPY of a new pattern", prefix ? prefix : "(none)");
+    PetscCall(PetscObjectGetName((PetscObject)H, &name));
+    CHECK(!strcmp(name, "H"), "name %s after MatAXPY of a new pattern", name);
+    PetscCall(PetscObjectQuery((PetscObject)A, "tag", &got));
+    kept = (PetscBool)(got == (PetscObject)tag);
+    PetscCall(PetscObjectQuery((PetscObject)H, "tag", &got));
+    CHECK(!kept || got == (PetscObject)tag, "the composed object is lost by MatAXPY of a new pattern, aij keeps it");
+    PetscCall(MatAIJHybridGetSORSerial(H, &sor));
+    CHECK(sor, "the setting is lost by MatAXPY of a new pattern");
+    PetscCall(MatDestroy(&XA));
+    PetscCall(MatDestroy(&XH));
+  }
 
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "transpose_inplace (%d rank(s), %" PetscInt_FMT " threads): %d checks passed, %d failed\n", (int)size, T, npass, nfail));
   PetscCall(VecDestroy(&tag));
