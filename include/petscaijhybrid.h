@@ -311,7 +311,7 @@ PETSC_EXTERN PetscErrorCode VecHybridGetFirstTouch(Vec, PetscBool *);
 PETSC_EXTERN PetscErrorCode VecHybridSetStandard(PetscBool);
 PETSC_EXTERN PetscErrorCode VecHybridGetStandard(PetscBool *);
 
-/* ---- preconditioners: threaded triangular solves, CM-RCM ordering, threaded SOR (src/factor/, src/mat/matsor.c) ---- */
+/* ---- preconditioners: threaded triangular solves, CM-RCM ordering, threaded SOR, the coarsener (src/factor/, src/mat/matsor.c, src/coarsen/) ---- */
 
 /*MC
    MATORDERINGCMRCM - "cmrcm" - cyclic multicoloring over a reverse Cuthill-McKee level structure: a
@@ -327,6 +327,29 @@ PETSC_EXTERN PetscErrorCode VecHybridGetStandard(PetscBool *);
 .seealso: `MatAIJHybridSetCMRCMColors()`, `MatGetOrdering()`, `MATAIJHYBRID`
 M*/
 #define MATORDERINGCMRCM "cmrcm"
+
+/*MC
+   MATCOARSENAIJHYBRID - "aijhybrid": the aggregates of `MATCOARSENMISK` (the same lists, in the same
+   order, for the same greedy ordering and distance), computed with threads for a `MATSEQAIJHYBRID` graph
+
+   Level: intermediate
+
+   Options Database Keys:
++  -pc_gamg_mat_coarsen_type aijhybrid - in `PCGAMG` of PETSc 3.22 and later (after the PC's prefix)
+.  -mat_coarsen_type aijhybrid - in `PCGAMG` of PETSc 3.18 to 3.21 (after the PC's prefix), or for a `MatCoarsen` of one's own
+-  -mat_coarsen_misk_distance k - the distance, as `MATCOARSENMISK`
+
+   Notes:
+   On one rank with a `MATSEQAIJHYBRID` graph the MIS runs on the graph's arrays, the aggregation
+   matrices are maps, the graph of the next MIS (the pattern of MISK's `MatPtAP()`) and the lists are
+   made with the graph's threads (`MatAIJHybridGetNumThreads()`), the same for any thread count. For
+   any other graph the coarsener is `MATCOARSENMISK` itself. The distance, options and view are MISK's
+   (`MatCoarsenMISKSetDistance()`). `PCGAMG` chooses its coarsener only from the options database, so
+   the type is opt-in.
+
+.seealso: `MATCOARSENMISK`, `MatCoarsenSetType()`, `MatCoarsenMISKSetDistance()`, `MATSEQAIJHYBRID`
+M*/
+#define MATCOARSENAIJHYBRID "aijhybrid"
 
 /*MC
    MATSOLVERAIJHYBRID - "aijhybrid" - the package's ILU, ICC, LU and Cholesky factorizations of

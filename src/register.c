@@ -9,6 +9,7 @@
 #include "vec/vechybridimpl.h"
 #include "sf/sfnodeaware.h"
 #include "factor/factor.h"
+#include "coarsen/coarsen.h"
 
 static PetscBool MatAIJHybridPackageInitialized = PETSC_FALSE;
 
@@ -75,6 +76,7 @@ PetscErrorCode MatAIJHybridInitializePackage(void)
   PetscCall(PetscLogEventRegister("AIJHybProdTransp", MAT_CLASSID, &MATAIJHYBRID_ProdTranspose));
   PetscCall(MatAIJHybridFactorRegister());   /* threaded solves of ILU/ICC factors (src/factor/factor.c) */
   PetscCall(MatAIJHybridOrderingRegister()); /* the "cmrcm" ordering (src/factor/ordering.c) */
+  PetscCall(MatAIJHybridCoarsenRegister());  /* the MatCoarsen type "aijhybrid" (src/coarsen/misk.c) */
   PetscCall(AIJHybridQueryThreadLevel());
   PetscCall(PetscRegisterFinalize(MatAIJHybridFinalizePackage));
   PetscFunctionReturn(PETSC_SUCCESS);

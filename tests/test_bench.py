@@ -262,6 +262,15 @@ def test_setup_report():
     h = {(r["layout"], r["variant"]): r for r in P.flatten_setup(unpaired)}[("1x2", "aijhybrid")]
     assert h["same_job_aij"] is False and h["vs_aij_setup_s"] == pytest.approx(1.5)
     assert all(t["met"] is None for t in P.setup_targets([h]))
+    # an opt-in method (the plugin's coarsener): against its baseline method's aij of the same jobs, never a target
+    opt = dict(method="cg+gamg:coarsen", opt_in=True, baseline_method="cg+gamg")
+    jobs_opt = [dict(j, cases=[dict(c, setup=c["setup"] + [combo(x["variant"], x["type"], x["ranks"], x["threads"], x["rounds"], **opt)
+                                                         for x in c["setup"] if x["variant"] == "aijhybrid"]) for c in j["cases"]]) for j in jobs]
+    rows = {(r["method"], r["layout"], r["variant"]): r for r in P.flatten_setup(jobs_opt)}
+    o = rows[("cg+gamg:coarsen", "1x2", "aijhybrid")]
+    assert not o["default"] and o["same_job_aij"] is True and o["vs_aij_setup_s"] == pytest.approx((6.0 / 5.0 + 4.5 / 3.0) / 2)
+    assert o["vs_1x1_setup_s"] == pytest.approx(7.0 / 4.0)  # its own method at 1x1
+    assert not [t for t in P.setup_targets(list(rows.values())) if "coarsen" in t["target"] and "1x2" in t["target"]]
     # problems: a failed setup, a solve that did not converge
     bad = P.flatten_setup([job("1x1", 1, 1, [combo("aij", "aij", 1, 1, [rnd(1.0, 1.0, reason=-3)]), combo("aijhybrid", "aijhybrid", 1, 1, [], status="error", reason="no gamg")])])
     assert sorted(p["kind"] for p in P.problems(bad)) == ["not-converged", "setup-failed"]

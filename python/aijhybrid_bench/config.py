@@ -49,7 +49,8 @@ DEFAULTS = {
     "solves": {"enabled": False, "methods": None, "vectors": ["standard", "hybrid"], "vectors_by_type": None, "rounds": 3, "rtol": 1e-8,
                "max_it": 5000, "matrices": None, "variants": None},
     # preconditioner setups (bench/pcsetup.py, issue 27): methods (label, ksp, pc, options; pc_parallel,
-    # options_parallel on several ranks; rtol, max_it; variants: the labels a method runs with) x the
+    # options_parallel on several ranks; rtol, max_it; variants: the labels a method runs with; opt_in: the
+    # options are the plugin's that a user must ask for, shown against baseline_method's aij, never judged) x the
     # measured variants, a new KSP each round: KSPSetUp + KSPSetUpOnBlocks and one KSPSolve timed, PETSc's
     # events of each; warmup_rounds not recorded; "matrices": labels to restrict it to; None: DEFAULT_METHODS
     "setup": {"enabled": False, "methods": None, "rounds": 3, "warmup_rounds": 1, "rtol": 1e-8, "max_it": 2000, "matrices": None},

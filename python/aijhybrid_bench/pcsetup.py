@@ -115,6 +115,8 @@ class _Combo:
                     "ksp": method["ksp"], "status": "ok", "ranks": variant.group.ranks, "threads": variant.group.threads, "rounds": []}
         if variant.spec.get("paired_of"):
             self.rec["paired_of"] = variant.spec["paired_of"]
+        if method.get("opt_in"):  # options of the plugin's a user must ask for: shown against the baseline method's aij, never a default target
+            self.rec.update(opt_in=True, baseline_method=method.get("baseline_method", method["label"]))
         if label != variant.label:
             self.rec["measured_as"] = variant.label
 
@@ -238,7 +240,7 @@ def flatten_setup(jobs):
                     by[key] = {"matrix": case.get("label"), "rows": case.get("rows"), "method": rec["method"], "layout": job["layout"],
                                "ranks": ranks, "threads": threads, "cores": ranks * threads, "variant": rec["variant"], "type": rec["type"],
                                "options": rec.get("options", ""), "paired_of": rec.get("paired_of"), "status": "ok", "reason": None,
-                               "rounds": [], "jobs": {}}
+                               "opt_in": bool(rec.get("opt_in")), "baseline_method": rec.get("baseline_method", rec["method"]), "rounds": [], "jobs": {}}
                     order.append(key)
                 row = by[key]
                 if rec.get("status") != "ok":
@@ -263,7 +265,7 @@ def flatten_setup(jobs):
         row["samples"] = len(rec["rounds"])
         row["setup_samples_s"] = [x["setup_s"] for x in rec["rounds"]]
         row["solve_samples_s"] = [x["solve_s"] for x in rec["rounds"]]
-        row["default"] = "aijhybrid" in row["type"] and not (row["options"] or "").strip() and not row["paired_of"]
+        row["default"] = "aijhybrid" in row["type"] and not (row["options"] or "").strip() and not row["paired_of"] and not row["opt_in"]
         rows.append(row)
     _ratios(rows)
     return rows
@@ -279,10 +281,12 @@ def _ratios(rows):
     """vs_aij_<what>: aij at R x 1 (R = the row's cores) over this row (> 1: faster), from the same
     jobs where the run has it (a paired job's 'aij@Rx1', or aij in the row's own job at R x 1;
     same_job_aij True), else from the R x 1 layout's jobs (False: shown, not judged); vs_1x1_<what>:
-    the same variant at 1x1 (other jobs) over this row."""
+    the same variant at 1x1 (other jobs) over this row. An opt-in method (a method with "opt_in": the
+    plugin's options a user must ask for, e.g. its coarsener) is compared with the aij rows of its
+    "baseline_method" (default: its own); its rows are never "default" (shown, not judged)."""
     idx = {(r["matrix"], r["rows"], r["method"], r["layout"], r["variant"]): r for r in rows}
     for r in rows:
-        here = (r["matrix"], r["rows"], r["method"])
+        here = (r["matrix"], r["rows"], r.get("baseline_method", r["method"]))  # an opt-in method against its baseline method's aij
         pure = "%dx1" % r["cores"]
         if r["paired_of"]:
             ref, sj = None, True
@@ -292,7 +296,7 @@ def _ratios(rows):
             ref, sj = idx.get(here + (r["layout"], "aij@%s" % pure)), True
             if not ref:
                 ref, sj = idx.get(here + (pure, "aij")), False
-        one = idx.get(here + ("1x1", r["paired_of"] or r["variant"]))
+        one = idx.get((r["matrix"], r["rows"], r["method"], "1x1", r["paired_of"] or r["variant"]))
         r["same_job_aij"] = sj if ref else None
         for what in ("setup_s", "solve_s", "total_s"):
             r["vs_aij_" + what] = None

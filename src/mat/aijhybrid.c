@@ -227,8 +227,34 @@ static PetscErrorCode MatView_AIJHybrid(Mat A, PetscViewer viewer)
   base type; HEM reads a graph on one rank through SeqAIJ's layout), and MISK's products on it
   (P^T G P of every distance, the aggregates' P R) are then the threaded ones, with the same
   pattern, so the same aggregates. On several ranks some coarseners recognise only the exact type
-  name mpiaij (PETSc 3.18's HEM crashes otherwise): hand it back as AIJ there.
+  name mpiaij (PETSc 3.18's HEM crashes otherwise): hand it back as AIJ there. PCGAMG's default
+  graph on one rank is made without AIJ's copy of A (GraphSymmetrized()).
 */
+/*
+  GraphSymmetrized - the graph of PCGAMG's default (symmetrized, neither scaled nor filtered: AIJ's
+  creategraph with block size 1, A not known to be symmetric) on one rank: AIJ copies A, transposes
+  the copy and adds the transpose to the copy (MatAXPY(), which for a pattern not known to be
+  structurally symmetric replaces the copy by the sum: the copy is thrown away). Here the sum is
+  A's transpose (the threads') plus A, without the copy: the same matrix bit for bit (each entry is
+  a + t or t + a, and IEEE addition commutes; 1.0 * a is a), of our type with A's settings, its
+  symmetry flags those AIJ's leaves (A's, as its copy has them, where the pattern is known to be
+  structurally symmetric and the sum is made in place; else the sum's own), then MAT_SYMMETRIC.
+*/
+static PetscErrorCode GraphSymmetrized(Mat A, Mat *graph)
+{
+  PetscBool set, same;
+
+  PetscFunctionBegin;
+  PetscCall(MatIsStructurallySymmetricKnown(A, &set, &same));
+  same = (PetscBool)(set && same);
+  PetscCall(MatTranspose(A, MAT_INITIAL_MATRIX, graph));
+  PetscCall(PetscObjectCompose((PetscObject)*graph, "MatTransposeParent", NULL)); /* MatTranspose()'s note for a reuse: the graph is not a transpose kept for one */
+  if (same) PetscCall(MatPropagateSymmetryOptions(A, *graph));
+  PetscCall(MatAXPY(*graph, 1.0, A, same ? SAME_NONZERO_PATTERN : DIFFERENT_NONZERO_PATTERN));
+  PetscCall(MatSetOption(*graph, MAT_SYMMETRIC, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 #if PETSC_VERSION_LT(3, 21, 0)
 static PetscErrorCode MatCreateGraph_AIJHybrid(Mat A, PetscBool sym, PetscBool scale, PetscReal filter, Mat *graph)
 #else
@@ -238,16 +264,27 @@ static PetscErrorCode MatCreateGraph_AIJHybrid(Mat A, PetscBool sym, PetscBool s
   Mat_AIJHybrid *ctx;
   PetscBool      ours;
   PetscMPIInt    size;
+  PetscInt       bs;
 
   PetscFunctionBegin;
   PetscCall(MatAIJHybridGetContext(A, &ctx));
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
+  PetscCall(MatGetBlockSize(A, &bs));
+  if (size == 1 && sym && !scale && filter < 0 && bs == 1) {
+    PetscBool set, flg;
+
+    PetscCall(MatIsSymmetricKnown(A, &set, &flg));
+    if (!set || !flg) {
+      PetscCall(GraphSymmetrized(A, graph));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
 #if PETSC_VERSION_LT(3, 21, 0)
   PetscCall((*ctx->parentops.creategraph)(A, sym, scale, filter, graph));
 #else
   PetscCall((*ctx->parentops.creategraph)(A, sym, scale, filter, num_idx, index, graph));
 #endif
   PetscCall(MatAIJHybridIsType(*graph, &ours));
-  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)A), &size));
   if (ours && size > 1) PetscCall(MatConvert_AIJHybrid_AIJ(*graph, NULL, MAT_INPLACE_MATRIX, graph));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

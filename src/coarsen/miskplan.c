@@ -1,0 +1,188 @@
+/*
+   Pure kernels of the aijhybrid coarsener (declared and described in miskplan.h). The greedy MIS is
+   PETSc's MATCOARSENMISK on one rank (src/mat/coarsen/impls/misk/misk.c, the same in 3.18 and 3.26):
+   visit the vertices in the greedy order; a vertex not yet taken with fewer than two entries in its
+   row (a singleton) is left out; any other vertex not yet taken becomes a root and takes every
+   neighbour not yet taken. The threaded kernels give the same result for any thread count.
+*/
+#include "miskplan.h"
+#include <stdlib.h>
+#include "../threads/threads.h"
+
+#define MIS_NOT_DONE -2
+
+/*
+  AIJHybridMISGreedy - root[i] = the root of vertex i (root[r] = r for a root), -1 for a vertex in no
+  aggregate; perm (n entries, or NULL for 0..n-1) is the greedy order. Returns the number of roots,
+  -1 if perm has an entry outside 0..n-1.
+*/
+PetscInt AIJHybridMISGreedy(PetscInt n, const PetscInt *ai, const PetscInt *aj, const PetscInt *perm, PetscInt *root)
+{
+  PetscInt nsel = 0;
+
+  for (PetscInt i = 0; i < n; i++) root[i] = MIS_NOT_DONE;
+  for (PetscInt kk = 0; kk < n; kk++) {
+    const PetscInt lid = perm ? perm[kk] : kk;
+
+    if (lid < 0 || lid >= n) return -1;
+    if (root[lid] != MIS_NOT_DONE) continue;
+    if (ai[lid + 1] - ai[lid] < 2) continue; /* singleton: stays out, can still be taken by a neighbour */
+    root[lid] = lid;
+    nsel++;
+    for (PetscInt q = ai[lid]; q < ai[lid + 1]; q++) {
+      const PetscInt j = aj[q];
+
+      if (root[j] == MIS_NOT_DONE) root[j] = lid;
+    }
+  }
+  for (PetscInt i = 0; i < n; i++)
+    if (root[i] == MIS_NOT_DONE) root[i] = -1;
+  return nsel;
+}
+
+/*
+  AIJHybridMISNumber - agg[i] = the aggregate (column of the aggregation matrix: roots numbered in
+  increasing vertex order, as MISK's Prols) of vertex i, -1 for none. Returns the number of aggregates.
+*/
+PetscInt AIJHybridMISNumber(PetscInt n, const PetscInt *root, PetscInt *agg)
+{
+  PetscInt c = 0;
+
+  for (PetscInt i = 0; i < n; i++)
+    if (root[i] == i) agg[i] = c++;
+  for (PetscInt i = 0; i < n; i++) agg[i] = root[i] >= 0 ? agg[root[i]] : -1;
+  return c;
+}
+
+/* AIJHybridMISCompose - comp[i] = agg[comp[i]] (-1 stays -1): the rows of P_0 P_1 ... */
+void AIJHybridMISCompose(PetscInt n, const PetscInt *agg, PetscInt *comp, PetscInt nt)
+{
+#pragma omp parallel for num_threads(nt) schedule(static)
+  for (PetscInt i = 0; i < n; i++) comp[i] = comp[i] >= 0 ? agg[comp[i]] : -1;
+}
+
+/*
+  AIJHybridAggMembers - the members of each aggregate in increasing vertex order (the rows of the
+  transpose of the aggregation matrix): mi (nagg + 1), mj (the vertices with agg >= 0); work holds
+  nt * nagg entries. Thread t counts and places the vertices of its contiguous share, the shares in
+  order, so the result does not depend on nt.
+*/
+void AIJHybridAggMembers(PetscInt n, const PetscInt *agg, PetscInt nagg, PetscInt nt, PetscInt *work, PetscInt *mi, PetscInt *mj)
+{
+#pragma omp parallel num_threads(nt)
+  {
+    const PetscInt t = omp_get_thread_num(), T = omp_get_num_threads();
+    const PetscInt i0 = (PetscInt)(((long long)n * t) / T), i1 = (PetscInt)(((long long)n * (t + 1)) / T);
+    PetscInt      *cnt = work + t * nagg;
+
+    for (PetscInt c = 0; c < nagg; c++) cnt[c] = 0;
+    for (PetscInt i = i0; i < i1; i++)
+      if (agg[i] >= 0) cnt[agg[i]]++;
+#pragma omp barrier
+#pragma omp single
+    {
+      mi[0] = 0;
+      for (PetscInt c = 0; c < nagg; c++) {
+        PetscInt s = mi[c];
+
+        for (PetscInt u = 0; u < T; u++) {
+          const PetscInt k = work[u * nagg + c];
+
+          work[u * nagg + c] = s;
+          s += k;
+        }
+        mi[c + 1] = s;
+      }
+    } /* implicit barrier */
+    for (PetscInt i = i0; i < i1; i++)
+      if (agg[i] >= 0) mj[cnt[agg[i]]++] = i;
+  }
+}
+
+/* AIJHybridAggNodes - the PetscCoarsenData nodes of the aggregates: list c is mj[mi[c]..mi[c+1]) as global ids (+ my0), in that order */
+void AIJHybridAggNodes(PetscInt nagg, const PetscInt *mi, const PetscInt *mj, PetscInt my0, PetscInt nt, PetscCDIntNd *nodes, PetscCDIntNd **heads)
+{
+#pragma omp parallel for num_threads(nt) schedule(static)
+  for (PetscInt c = 0; c < nagg; c++) {
+    for (PetscInt p = mi[c]; p < mi[c + 1]; p++) {
+      nodes[p].gid  = mj[p] + my0;
+      nodes[p].next = p + 1 < mi[c + 1] ? &nodes[p + 1] : NULL;
+    }
+    heads[c] = mi[c] < mi[c + 1] ? &nodes[mi[c]] : NULL;
+  }
+}
+
+static int CompareInt(const void *a, const void *b)
+{
+  const PetscInt x = *(const PetscInt *)a, y = *(const PetscInt *)b;
+  return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+static void SortInt(PetscInt n, PetscInt *v)
+{
+  if (n > 32) qsort(v, (size_t)n, sizeof(PetscInt), CompareInt);
+  else
+    for (PetscInt i = 1; i < n; i++) {
+      const PetscInt x = v[i];
+      PetscInt       k = i;
+
+      for (; k > 0 && v[k - 1] > x; k--) v[k] = v[k - 1];
+      v[k] = x;
+    }
+}
+
+/*
+  AIJHybridAggGraphCount - cnt[r] = the number of aggregates J with an edge of the graph (ai, aj)
+  from a member of r to a member of J (the row lengths of the pattern of P^T G P); marker holds
+  nt * nagg entries
+*/
+void AIJHybridAggGraphCount(PetscInt nagg, const PetscInt *mi, const PetscInt *mj, const PetscInt *ai, const PetscInt *aj, const PetscInt *agg, PetscInt nt, PetscInt *marker, PetscInt *cnt)
+{
+#pragma omp parallel num_threads(nt)
+  {
+    PetscInt *mark = marker + omp_get_thread_num() * nagg;
+
+    for (PetscInt c = 0; c < nagg; c++) mark[c] = -1;
+#pragma omp for schedule(dynamic, 256)
+    for (PetscInt r = 0; r < nagg; r++) {
+      PetscInt k = 0;
+
+      for (PetscInt p = mi[r]; p < mi[r + 1]; p++)
+        for (PetscInt q = ai[mj[p]]; q < ai[mj[p] + 1]; q++) {
+          const PetscInt J = agg[aj[q]];
+
+          if (J >= 0 && mark[J] != r) {
+            mark[J] = r;
+            k++;
+          }
+        }
+      cnt[r] = k;
+    }
+  }
+}
+
+/* AIJHybridAggGraphFill - the column indices (sorted) of that pattern into cj at the offsets ci */
+void AIJHybridAggGraphFill(PetscInt nagg, const PetscInt *mi, const PetscInt *mj, const PetscInt *ai, const PetscInt *aj, const PetscInt *agg, PetscInt nt, PetscInt *marker, const PetscInt *ci, PetscInt *cj)
+{
+#pragma omp parallel num_threads(nt)
+  {
+    PetscInt *mark = marker + omp_get_thread_num() * nagg;
+
+    for (PetscInt c = 0; c < nagg; c++) mark[c] = -1;
+#pragma omp for schedule(dynamic, 256)
+    for (PetscInt r = 0; r < nagg; r++) {
+      PetscInt k = ci[r];
+
+      for (PetscInt p = mi[r]; p < mi[r + 1]; p++)
+        for (PetscInt q = ai[mj[p]]; q < ai[mj[p] + 1]; q++) {
+          const PetscInt J = agg[aj[q]];
+
+          if (J >= 0 && mark[J] != r) {
+            mark[J] = r;
+            cj[k++] = J;
+          }
+        }
+      SortInt(ci[r + 1] - ci[r], cj + ci[r]);
+    }
+  }
+}
