@@ -360,7 +360,8 @@ def test_config_expansion():
     assert len(hyb) == 10 and all(v["threaded"] for v in hyb)  # the defaults, 2 modes x 4 partitions, first touch
     assert {v["label"] for v in full} >= {"aij", "aijhybrid", "sell", "aijperm", "hypre", "aijhybrid:task:optimal"}
     setup = C.load("setup")
-    assert setup["setup"]["enabled"] and [m["label"] for m in setup["setup"]["methods"]] == ["cg+gamg", "gmres+ilu0"]
+    assert setup["setup"]["enabled"] and [m["label"] for m in setup["setup"]["methods"]] == ["cg+gamg", "cg+gamg:coarsen", "gmres+ilu0"]
+    assert [m.get("opt_in", False) for m in setup["setup"]["methods"]] == [False, True, False]  # the coarsener is shown, never judged
     assert C.pair_layout(setup, "1x2", 1, False) == "2x1" and C.paired_variants(setup) == ["aij"]
     assert {c["name"] for c in C.matrix_cases(setup)} == {"poisson7", "extruded", "twozone"}
     # --scale shrinks extruded's layers with its columns per side (cube root): the SLURM check's
