@@ -142,8 +142,6 @@ def _one(PETSc, MPI, comm, c, cfg, parallel):
     for k, val in pairs:
         opts.setValue(c.prefix + k, "" if val is None else val)
     ksp.setFromOptions()
-    for k, _ in pairs:
-        opts.delValue(c.prefix + k)
     c.stage.push()
     s0 = _snapshot(PETSc, c.stage.id, EVENTS)
     comm.Barrier()
@@ -166,6 +164,8 @@ def _one(PETSc, MPI, comm, c, cfg, parallel):
         out["level_types"] = [pc.getMGSmoother(lev).getOperators()[0].getType() for lev in range(pc.getMGLevels())]
     for o in (ksp, x, b):
         o.destroy()
+    for k, _ in pairs:  # after the setup: some are read there (PETSc 3.18's PCGAMG makes its coarsener in the setup)
+        opts.delValue(c.prefix + k)
     return out
 
 
