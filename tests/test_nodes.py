@@ -195,8 +195,11 @@ def test_model_fit_recovers_its_parameters_and_holds_out_each_matrix():
     first = max(v for v in rates.values() if v)
     B = {rate: model.probe_bandwidth(res["probe"] if rate == first else res.get("probe_slow")) for rate in set(rates.values()) if rate}
 
+    basic = {(r["run"], r["matrix"]): r["messages"] for r in rows if r["sf"] == "basic"}
+    truth["B_s"] = model.probe_intra_bandwidth(res["probe"]) or model.B_S_STATED  # as fit_and_validate takes it
+
     def timed(r):
-        f = dict(model.row_figures(r), onhost=inputs[(r["matrix"], r["type"])])
+        f = dict(model.row_figures(r, basic.get((r["run"], r["matrix"])), (res.get("machine") or {}).get("cores")), onhost=inputs[(r["matrix"], r["type"])])
         return dict(r, mult_s=model.predict_here(f, truth, B[rates[r["run"]]])[0])
 
     synth = dict(res, rows=onhost + [timed(r) for r in rows if len(set(r["host_of_rank"])) > 1])
@@ -319,3 +322,47 @@ def test_at_bound_names_the_side():
     assert model.bound_side(None) is None and not model.at_bound(None)
     assert model.at_bound(hi) and model.at_bound(hi, "upper") and not model.at_bound(hi, "lower")
     assert model.at_bound(lo) and model.at_bound(lo, "lower") and not model.at_bound(lo, "upper")
+
+
+def test_relayed_bytes_leave_after_the_product():
+    """model.relayed_senders() and relay_core(): a nodeaware sender that forwards other ranks' entries (its F2 step is
+    not from its own roots) sends only after its local product. Hand-made 2 hosts x 2 ranks: host pair (0, 1) is
+    served by rank 1 (1 mod 2), which relays when rank 0 owns some of what host 1 needs; one rank per host and basic
+    never relay. Where the cores are busy the relayed wire time adds to the CPU and grows with the relayed bytes;
+    where the wire dominates with eager messages the relay costs the relaying rank's own product (its share of the
+    cores) plus the busy fraction of the relayed time; a rendezvous relay is never overlapped."""
+    hosts = [0, 0, 1, 1]
+    plan = {"aijhn-n0": {}, "aijhn-n1": {}}
+    na = {"sf": "nodeaware", "host_of_rank": hosts, "plan_hosts": plan, "messages": [[0, 1, 4096], [1, 0, 4096]]}
+    # host 1's needs from host 0 come from rank 1 only (its own roots) and host 0's from rank 2 (sender of (1, 0): rank 2)
+    assert model.relayed_senders(na, [[1, 2, 4096], [2, 1, 4096]]) == set()
+    # rank 0 owns part of what host 1 needs: rank 1 relays it
+    assert model.relayed_senders(na, [[0, 2, 2048], [1, 3, 2048], [2, 1, 4096]]) == {1}
+    assert model.relayed_senders(na) == {1, 2}  # no basic messages: every sender taken to relay
+    assert model.relayed_senders(dict(na, sf="basic"), [[0, 2, 2048]]) == set()
+    assert model.relayed_senders(dict(na, host_of_rank=[0, 1], plan_hosts=plan), [[0, 1, 4096]]) == set()
+    f = {"type": "mpiaij", "nnz": 8_000_000, "onhost": {"mult_s": 4e-3, "nnz": 8_000_000, "rows": 1, "cg_rest_s": None}, "rank_share": 0.25, "rndv": 0}
+    q = {"c_aij": 0.0}
+    own = 4e-3 * 0.25
+    # CPU-bound: all of the relayed time after the CPU, more relayed bytes, longer
+    assert model.relay_core(4e-3, 1e-3, 1e-3, f, q) == pytest.approx(5e-3)
+    assert model.relay_core(4e-3, 2e-3, 2e-3, f, q) > model.relay_core(4e-3, 2e-3, 1e-3, f, q) > 4e-3
+    # wire-bound, eager: the rank's own product, and the relayed time in the cores' busy fraction
+    assert model.relay_core(1e-3, 10e-3, 10e-3, f, q) == pytest.approx(max(1e-3 + 0.1 * 10e-3, 10e-3 + own))
+    # rendezvous: the body waits for the receiver's End, no overlap at any rate
+    assert model.relay_core(1e-3, 10e-3, 10e-3, dict(f, rndv=1), q) == pytest.approx(11e-3)
+    # predict_here: a relaying row is slower than the same row without relays, by the relayed wire's share
+    row = {"type": "mpiaij", "nnz": 8_000_000, "rows": 1, "nh": 2, "P": 4, "ppn": 2, "onhost": f["onhost"], "cg_its": None, "wire_hosts": [(1e5, 0.0), (1e5, 0.0)],
+           "wire_total": 2e5, "net_phases": 1, "rndv": 0, "m_rank": 1, "on_phases": 3, "m_on_rank": 1, "b_on": 0, "rank_share": 0.5}
+    qq = dict(q, L=0.0, o=0.0, L_s=0.0, o_s=0.0, B_s=1e9, beta=0.0)
+    base = model.predict_here(dict(row, relay_hosts=[0.0, 0.0]), qq, 1e8)[0]
+    half = model.predict_here(dict(row, relay_hosts=[0.5, 0.0]), qq, 1e8)[0]
+    full = model.predict_here(dict(row, relay_hosts=[1.0, 1.0]), qq, 1e8)[0]
+    assert base == pytest.approx(4e-3) and half == pytest.approx(4e-3 + 0.5e-3) and full == pytest.approx(5e-3)
+
+
+def test_on_host_bandwidth_from_the_probe():
+    """model.probe_intra_bandwidth(): the slope of the probe's on-host ping-pong between its two largest sizes; None
+    without it (the fit then states B_s)"""
+    assert model.probe_intra_bandwidth({"pingpong_intra": [[8, 2e-5], [65536, 1e-4], [1048576, 5e-4]]}) == pytest.approx((1048576 - 65536) / 4e-4)
+    assert model.probe_intra_bandwidth({}) is None and model.probe_intra_bandwidth(None) is None

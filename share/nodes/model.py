@@ -28,7 +28,12 @@ memory); t_nz time per nonzero of one core, B_mem memory bandwidth of a node.
 
 Emulated hosts (predict_here): the 4 hosts share this machine's 2 cores, so a rank waiting for the wire
 leaves its core to the others: MatMult T = max(CPU, wire) + latencies, CPU = tau_mt nnz + c_t + beta * wire
-bytes (all hosts'), wire = max over hosts of (max(bytes out, bytes in) + rho * waiting) / B.
+bytes (all hosts'), wire = max over hosts of (max(bytes out, bytes in) + rho * waiting) / B. A nodeaware exchange
+with more than one rank per host relays: a sender whose F2 messages carry other ranks' entries starts them only in
+PetscSFBcastEnd, after its local product (relayed_senders, from the plan's sender rule and the basic messages of the
+same matrix); then T = max(CPU + u relay, wire + own) + latencies (relay_core: relay the wire time of the relayed
+messages, u = 1 for rendezvous or CPU >= wire, else CPU / wire; own the relaying rank's share of the product).
+B_s is the probe's on-host ping-pong bandwidth (5 GB/s stated for records without it).
 tau_mt, the CPU time per nonzero of matrix m and type t (aij, aijhybrid), is MEASURED, not fitted: the on-host
 run (8 ranks on one host: shared memory, no network) of the same matrix and type, its fixed cost per product c_t
 taken off, divided by its nonzeros (onhost_inputs, cpu_time); it includes that run's shared-memory exchange and
@@ -318,8 +323,27 @@ FIT_BOUNDS = (1e-12, 1.0)  # every fitted parameter (seconds, or rho's fraction)
 FIT_START = {"L": 1e-3, "o": 1e-4, "L_s": 1e-4, "o_s": 1e-5, "rho": 0.3, "c_aij": 1e-5, "c_hybrid": 1e-5, "beta": 1e-9}
 
 
-def row_figures(row):
-    """what the model of the emulated hosts needs of a measured configuration, from its plan and messages"""
+def relayed_senders(row, basic_messages=None):
+    """the ranks whose inter-host phase (F2) of a nodeaware exchange relays entries of other ranks of their host,
+    and so starts only in PetscSFBcastEnd, after the rank's local product (src/sf/sfnodecomm.c: a step whose entries
+    all come from the rank's own roots starts at PetscSFBcastBegin, the others in Advance from the End). The sender of
+    host pair (M, N) is the rank N mod ppn_M of M (src/sf/nodeplan.h); it relays when a basic message from M to N
+    (basic_messages: [(from rank, to rank, bytes)] of the same matrix and ranks) comes from another rank of M. Without
+    basic_messages every sender is taken to relay. Empty for basic and for one rank per host (no relays)."""
+    host_of = row["host_of_rank"]
+    nh = len(row["plan_hosts"])
+    ranks = [[r for r in range(len(host_of)) if host_of[r] == h] for h in range(nh)]
+    if row["sf"] != "nodeaware" or not ranks or max(len(x) for x in ranks) <= 1:
+        return set()
+    sender = lambda M, N: ranks[M][N % len(ranks[M])]  # noqa: E731
+    if basic_messages is None:
+        return {sender(M, N) for M, N, _ in row["messages"]}
+    return {sender(host_of[q], host_of[r]) for q, r, _ in basic_messages if q != sender(host_of[q], host_of[r])}
+
+
+def row_figures(row, basic_messages=None, cores=None):
+    """what the model of the emulated hosts needs of a measured configuration, from its plan and messages (a nodeaware
+    row's relays from basic_messages, see relayed_senders; cores: this machine's, for a rank's share of the product)"""
     host_of = row["host_of_rank"]
     hosts = sorted(row["plan_hosts"])
     nh = len(hosts)
@@ -328,10 +352,16 @@ def row_figures(row):
     msgs_rank = {}
     conn = {}  # rendezvous bytes per connection and direction (basic: rank pairs; nodeaware: host pairs)
     hof = (lambda r: host_of[r]) if row["sf"] == "basic" else (lambda r: r)  # noqa: E731  (nodeaware: messages are host pairs)
+    relays = relayed_senders(row, basic_messages)
+    ranks = [[r for r in range(P) if host_of[r] == h] for h in range(nh)]
+    r_out, r_in = [0.0] * nh, [0.0] * nh  # bytes of relayed messages (nodeaware: host pairs whose sender relays)
     for a, b, nbytes in row["messages"]:
         ha, hb = hof(a), hof(b)
         out[ha] += nbytes * F_TCP + H_MSG
         inn[hb] += nbytes * F_TCP + H_MSG
+        if relays and ranks[a][b % len(ranks[a])] in relays:
+            r_out[ha] += nbytes * F_TCP + H_MSG
+            r_in[hb] += nbytes * F_TCP + H_MSG
         if nbytes + 22 > EAGER:
             rndv[ha] += 1
             conn[(a, b)] = conn.get((a, b), 0.0) + nbytes * F_TCP
@@ -348,6 +378,8 @@ def row_figures(row):
     on_m = max((row["plan_hosts"][h]["on_msgs"] for h in hosts), default=0)
     return {"P": P, "nh": nh, "ppn": ppn, "nnz": sum(row["rank_nnz"]), "rows": sum(row["rank_rows"]), "matrix": row.get("matrix"), "type": row.get("type"),
             "wire_hosts": [(max(out[h], inn[h]), overlap[h]) for h in range(nh)], "wire_total": sum(out),
+            "relay_hosts": [min(1.0, max(r_out[h], r_in[h]) / max(out[h], inn[h])) if max(out[h], inn[h]) else 0.0 for h in range(nh)],
+            "rank_share": (cores / P) if cores else 0.0, "relay_assumed": bool(relays) and basic_messages is None,
             "rndv": 1 if max(rndv, default=0) else 0, "net_phases": 1 if row["messages"] else 0, "m_rank": m_rank,
             "on_phases": (2 if row["sf"] == "nodeaware" and row["messages"] and ppn > 1 else 0) + (1 if on_m else 0),
             "m_on_rank": int(math.ceil(on_m / ppn)) if on_m else 0, "b_on": on_b, "cg_its": row.get("cg_its"),
@@ -387,6 +419,20 @@ def cpu_per_nnz(ref, mtype, q):
     return max(0.0, ref["mult_s"] - fixed_cost(mtype, q)) / ref["nnz"]
 
 
+def relay_core(cpu, wire, relay, f, q):
+    """MatMult without latencies when a nodeaware exchange relays (relay: the busiest host's wire time of relayed
+    messages, their rendezvous waiting included): those bytes leave only after the relaying rank's local product.
+    Where the cores are busy (CPU >= wire) every rank's product ends with the others' (shared cores): CPU + relay.
+    Where the wire dominates, an eager message's bytes queue in the socket behind the previous product's, so the
+    relay costs the relaying rank's own product (rank_share of the on-host product: its cores / ranks) and the part
+    cpu / wire of the relayed time (the cores' utilisation); a rendezvous message's body waits for the receiver's
+    clear-to-send, sent from its End: nothing queues ahead, CPU + relay at any rate."""
+    ref = f.get("onhost")
+    own = (cpu_per_nnz(ref, f.get("type"), q) * f["nnz"] + fixed_cost(f.get("type"), q)) * f.get("rank_share", 0.0) if ref else 0.0
+    u = 1.0 if f.get("rndv") or wire <= 0 else min(1.0, cpu / wire)
+    return max(cpu + u * relay, wire + own)
+
+
 def predict_here(f, q, B):
     """MatMult and CG solve times of a configuration on the emulated hosts: every host shares this machine's
     cores, so a rank waiting for the wire leaves its core to the others: T = max(CPU, wire) + latencies.
@@ -395,11 +441,16 @@ def predict_here(f, q, B):
     if f["nh"] <= 1 and f.get("onhost"):
         tm = cpu
     else:
-        wire = max((b + q.get("rho", 0.0) * w for b, w in f["wire_hosts"]), default=0.0) / B
+        wires = [(b + q.get("rho", 0.0) * w) / B for b, w in f["wire_hosts"]]
+        wire = max(wires, default=0.0)
+        core = max(cpu, wire)
+        relay = max((phi * t for phi, t in zip(f.get("relay_hosts") or [], wires)), default=0.0)
+        if relay > 0:
+            core = max(core, relay_core(cpu, wire, relay, f, q))
         # a phase waits for its ranks to run (more ranks than cores): L per dependent phase, 2 L more for a rendezvous
         # (messages above the eager limit, concurrent: once), o and o_s per message of the busiest rank
         lat = q["L"] * (f["net_phases"] + 2 * f["rndv"]) + q["o"] * f["m_rank"] + q["L_s"] * f["on_phases"] + q["o_s"] * f["m_on_rank"] + f["b_on"] / q["B_s"]
-        tm = max(cpu, wire) + lat
+        tm = core + lat
     # the reduction as the configuration's own job timed it; else the probe's for this many ranks (one per host, or all)
     red = f.get("allreduce_s") or (q.get("allreduce") or {}).get(f["P"])
     if red is None:
@@ -439,6 +490,19 @@ def probe_bandwidth(probe):
     inj = (probe or {}).get("injection") or {}
     one = inj.get("one")
     return one["bytes_each"] * F_TCP / one["seconds"] if one else None
+
+
+B_S_STATED = 5e9  # on-host copies without a probe measurement (records before the probe's pingpong_intra)
+
+
+def probe_intra_bandwidth(probe):
+    """the on-host (shared-memory) bandwidth between two ranks of one host: the slope of the probe's ping-pong inside
+    host 0 between its two largest sizes (latency taken off); None without that measurement"""
+    pp = sorted((probe or {}).get("pingpong_intra") or [])
+    if len(pp) < 2 or pp[-1][1] <= pp[-2][1]:
+        return None
+    (n0, t0), (n1, t1) = pp[-2], pp[-1]
+    return (n1 - n0) / (t1 - t0)
 
 
 def probe_allreduce(probe):
@@ -541,11 +605,14 @@ def fit_and_validate(result):
         if r.get("rate_bps") and r["rate_bps"] not in B:
             B[r["rate_bps"]] = probe_bandwidth(result.get("probe_slow")) or B[first] * r["rate_bps"] / first
     figs = []
+    basic = {(r["run"], r["matrix"]): r["messages"] for r in rows if r["sf"] == "basic"}  # same ranks and pattern
+    cores = (result.get("machine") or {}).get("cores")
     for r in rows:
-        f = row_figures(r)
+        f = row_figures(r, basic.get((r["run"], r["matrix"])), cores)
         f["onhost"] = inputs[(r["matrix"], r["type"])]
         figs.append((r, f, B[rates[r["run"]]]))
-    q0 = dict(FIT_START, B_s=5e9, allreduce=probe_allreduce(result["probe"]))
+    bs = probe_intra_bandwidth(result["probe"])
+    q0 = dict(FIT_START, B_s=bs or B_S_STATED, allreduce=probe_allreduce(result["probe"]))
     q, cost = _fit(figs, q0)
     matrices = sorted({r["matrix"] for r in rows})
     # rho only acts on rendezvous waiting: a fold whose matrices have none does not fit it (it stays at its start value)
@@ -577,7 +644,8 @@ def fit_and_validate(result):
     first_label = result.get("rate")
     says = [w for w in wins if w["model_says_faster"] and w["rate"] == first_label]
     cpu = {"%s %s" % k: cpu_per_nnz(v, k[1], q) for k, v in sorted(inputs.items())}
-    q_out = dict(q, B_first=B[first], B_all={str(k): v for k, v in B.items()}, allreduce={str(k): v for k, v in q["allreduce"].items()}, cpu_per_nnz=cpu)
+    q_out = dict(q, B_first=B[first], B_s_source="probe pingpong_intra" if bs else "stated (no on-host ping-pong in the probe)",
+                 relays_assumed=sorted({"%s %s" % (r["run"], r["matrix"]) for r, f, b in figs if f.get("relay_assumed")}), B_all={str(k): v for k, v in B.items()}, allreduce={str(k): v for k, v in q["allreduce"].items()}, cpu_per_nnz=cpu)
     targets = [
         {"target": "model within 25% of the measured MatMult times of each matrix, fitted without that matrix (the on-host run is an input)", "met": held_m[1] > 0 and held_m[0] == held_m[1], "value": "%d of %d" % tuple(held_m)},
         {"target": "model within 25% of the measured CG + Jacobi solve times (none fitted; the on-host run's are inputs)", "met": cg[1] > 0 and cg[0] == cg[1], "value": "%d of %d" % tuple(cg)},
@@ -644,7 +712,7 @@ def report(result):
     m = result.get("model") or {}
     if not m or "error" in m:
         return "model: %s" % (m.get("error") if m else "not fitted")
-    lines = ["model parameters here: " + ", ".join("%s %.3g" % (k, v) for k, v in sorted(m["params_here"].items()) if not isinstance(v, dict))]
+    lines = ["model parameters here: " + ", ".join("%s %.3g" % (k, v) for k, v in sorted(m["params_here"].items()) if isinstance(v, (int, float))) + "; B_s: %s" % m["params_here"].get("B_s_source", "stated")]
     if m["params_here"].get("cpu_per_nnz"):
         lines.append("CPU per nonzero (on-host run, input): " + ", ".join("%s %.3g ns" % (k, 1e9 * v) for k, v in sorted(m["params_here"]["cpu_per_nnz"].items())))
     lines.append("rho fitted without each matrix: " + ", ".join("%s %s" % (k, "%.3g" % v if v is not None else "not seen") for k, v in sorted(m.get("rho_without", {}).items())))
