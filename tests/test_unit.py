@@ -15,6 +15,21 @@ import mpirun
 BUILD = str(mpirun.BUILD)  # this build (AIJHYBRID_BUILD): flavours and other PETSc builds have their own
 
 
+def run_unit(name, ranks, threads=2, args=(), **kw):
+    """tests/unit/<name>.c's program under -malloc_debug -malloc_dump (after args), ranks x threads:
+    the run, which exited 0"""
+    exe = os.path.join(BUILD, "tests", name)
+    assert os.path.exists(exe), "build the unit tests first: make unit"
+    run = mpirun.run([exe] + list(args) + ["-malloc_debug", "-malloc_dump"], ranks=ranks, threads=threads, **kw)
+    assert run.rc == 0, run.describe()
+    return run
+
+
+def leaks(run):
+    """the -malloc_dump lines of unfreed memory in a run's output"""
+    return [l for l in run.output.splitlines() if re.match(r"\s*\[\s*\d+\]\s*\d+ bytes", l)]
+
+
 def test_partitioners():
     exe = os.path.join(BUILD, "tests", "test_partition")
     assert os.path.exists(exe), "build the unit tests first: make unit"
@@ -28,13 +43,9 @@ def test_partitioners():
 
 @pytest.mark.parametrize("ranks", (1, 3))
 def test_assembly_paths(ranks):
-    exe = os.path.join(BUILD, "tests", "assembly_paths")
-    assert os.path.exists(exe), "build the unit tests first: make unit"
-    run = mpirun.run([exe, "-malloc_debug", "-malloc_dump"], ranks=ranks, threads=2)
-    assert run.rc == 0, run.describe()
+    run = run_unit("assembly_paths", ranks)
     assert "MatMult matches aij" in run.output and "MatMultTranspose matches aij" in run.output, run.describe()
-    leaks = [l for l in run.output.splitlines() if re.match(r"\s*\[\s*\d+\]\s*\d+ bytes", l)]
-    assert not leaks, "unfreed memory:\n" + "\n".join(leaks)
+    assert not leaks(run), "unfreed memory:\n" + "\n".join(leaks(run))
 
 
 @pytest.mark.parametrize("ranks", (1, 2, 3))
@@ -42,14 +53,10 @@ def test_coo_blocks(ranks):
     """tests/unit/coo_blocks.c: COO assembly (twice, another pattern) gives aij's products, the blocks of
     mpiaijhybrid stay seqaij (MPIAIJ's COO preallocation converts them to the root type aijhybrid), and
     after the conversion back to aij the COO preallocation is AIJ's own; no leak under -malloc_dump"""
-    exe = os.path.join(BUILD, "tests", "coo_blocks")
-    assert os.path.exists(exe), "build the unit tests first: make unit"
-    run = mpirun.run([exe, "-malloc_debug", "-malloc_dump"], ranks=ranks, threads=2)
-    assert run.rc == 0, run.describe()
+    run = run_unit("coo_blocks", ranks)
     want = "blocks seqaij and seqaij" if ranks > 1 else "seqaijhybrid matches aij"
     assert run.output.count("COO again: ") == 2 and run.output.count(want) >= 4, run.describe()
-    leaks = [l for l in run.output.splitlines() if re.match(r"\s*\[\s*\d+\]\s*\d+ bytes", l)]
-    assert not leaks, "unfreed memory:\n" + "\n".join(leaks)
+    assert not leaks(run), "unfreed memory:\n" + "\n".join(leaks(run))
 
 
 @pytest.mark.parametrize("ranks,threads", [(1, 1), (1, 3), (2, 2), (4, 1)])
@@ -59,25 +66,17 @@ def test_transpose_inplace(ranks, threads):
     keeps them) kept, twice gives the matrix back; one rank: the threaded transpose put into the header;
     the same for MatAXPY of a new pattern (the threaded union put into Y's header); no leak under
     -malloc_dump"""
-    exe = os.path.join(BUILD, "tests", "transpose_inplace")
-    assert os.path.exists(exe), "build the unit tests first: make unit"
-    run = mpirun.run([exe, "-malloc_debug", "-malloc_dump"], ranks=ranks, threads=threads)
-    assert run.rc == 0, run.describe()
+    run = run_unit("transpose_inplace", ranks, threads=threads)
     assert "transpose_inplace (%d rank(s), %d threads): 15 checks passed, 0 failed" % (ranks, threads) in run.output, run.describe()
-    leaks = [l for l in run.output.splitlines() if re.match(r"\s*\[\s*\d+\]\s*\d+ bytes", l)]
-    assert not leaks, "unfreed memory:\n" + "\n".join(leaks)
+    assert not leaks(run), "unfreed memory:\n" + "\n".join(leaks(run))
 
 
 @pytest.mark.parametrize("ranks", (1, 2))
 def test_retype_after_setup(ranks):
     """MatSetUp(), then -mat_type aijhybrid through MatSetFromOptions(), then values: works as with aij."""
-    exe = os.path.join(BUILD, "tests", "retype_after_setup")
-    assert os.path.exists(exe), "build the unit tests first: make unit"
-    run = mpirun.run([exe, "-mat_type", "aijhybrid", "-malloc_debug", "-malloc_dump"], ranks=ranks, threads=2)
-    assert run.rc == 0, run.describe()
+    run = run_unit("retype_after_setup", ranks, args=["-mat_type", "aijhybrid"])
     assert "aijhybrid set up before its type was chosen: MatMult matches aij" in run.output, run.describe()
-    leaks = [l for l in run.output.splitlines() if re.match(r"\s*\[\s*\d+\]\s*\d+ bytes", l)]
-    assert not leaks, "unfreed memory:\n" + "\n".join(leaks)
+    assert not leaks(run), "unfreed memory:\n" + "\n".join(leaks(run))
 
 
 @pytest.mark.parametrize("ranks", (1, 2, 3))
@@ -85,14 +84,10 @@ def test_products_stress(ranks):
     """tests/unit/products_stress.c (the program the sanitizer runs use): every product against aij and
     bitwise across modes, partitions and 1-3 threads, with a rank owning nothing at 2 and 3 ranks,
     reassembly with new off-process nonzeros, MatZeroRows, MatDuplicate; no leak under -malloc_dump"""
-    exe = os.path.join(BUILD, "tests", "products_stress")
-    assert os.path.exists(exe), "build the unit tests first: make unit"
-    run = mpirun.run([exe, "-malloc_debug", "-malloc_dump"], ranks=ranks, threads=2)
-    assert run.rc == 0, run.describe()
+    run = run_unit("products_stress", ranks)
     m = re.search(r"products_stress: (\d+) checks passed", run.output)
     assert m and int(m.group(1)) > 1000, run.describe()
-    leaks = [l for l in run.output.splitlines() if re.match(r"\s*\[\s*\d+\]\s*\d+ bytes", l)]
-    assert not leaks, "unfreed memory:\n" + "\n".join(leaks)
+    assert not leaks(run), "unfreed memory:\n" + "\n".join(leaks(run))
 
 
 @pytest.mark.parametrize("ranks", (1, 2, 4))
@@ -102,15 +97,11 @@ def test_zerorows_empty_diagonal_rows(ranks):
     others are unchanged, b is fixed, MAT_NEW_NONZERO_LOCATIONS / MAT_KEEP_NONZERO_PATTERN / a row out of
     range behave as documented. Leaks: only PETSc's own error paths (lrows of MatZeroRowsMapLocal_Private
     when the row is out of range or the diagonal is missing) may remain."""
-    exe = os.path.join(BUILD, "tests", "zerorows_empty")
-    assert os.path.exists(exe), "build the unit tests first: make unit"
-    run = mpirun.run([exe, "-malloc_debug", "-malloc_dump"], ranks=ranks, threads=2)
-    assert run.rc == 0, run.describe()
+    run = run_unit("zerorows_empty", ranks)
     passed = re.findall(r"zerorows_empty \((\w+)\): (\d+) checks passed", run.output)
     assert len(passed) == ranks, run.describe()
     assert all(t == ("seqaijhybrid" if ranks == 1 else "mpiaijhybrid") and int(n) >= 30 for t, n in passed), passed
-    leaks = [l for l in run.output.splitlines() if re.match(r"\s*\[\s*\d+\]\s*\d+ bytes", l)]
-    ours = [l for l in leaks if "MatZeroRowsMapLocal_Private" not in l]
+    ours = [l for l in leaks(run) if "MatZeroRowsMapLocal_Private" not in l]
     assert not ours, "unfreed memory:\n" + "\n".join(ours)
 
 
@@ -119,15 +110,11 @@ def test_api_idioms(ranks):
     """tests/unit/api_idioms.c: MatCreateSeqAIJHybrid()/MatCreateMPIAIJHybrid() (type, preallocation,
     products bitwise equal to aij's); public Set/Get through composed functions: ignored (Set) and
     refused (Get) on aij, following MatConvert() in place both ways; no leak under -malloc_dump"""
-    exe = os.path.join(BUILD, "tests", "api_idioms")
-    assert os.path.exists(exe), "build the unit tests first: make unit"
-    run = mpirun.run([exe, "-malloc_debug", "-malloc_dump"], ranks=ranks, threads=2)
-    assert run.rc == 0, run.describe()
+    run = run_unit("api_idioms", ranks)
     m = re.search(r"api_idioms: (\d+) checks passed", run.output)
     assert m and int(m.group(1)) >= 12, run.describe()
     assert "Set ignored and Get refused on aij" in run.output, run.describe()
-    leaks = [l for l in run.output.splitlines() if re.match(r"\s*\[\s*\d+\]\s*\d+ bytes", l)]
-    assert not leaks, "unfreed memory:\n" + "\n".join(leaks)
+    assert not leaks(run), "unfreed memory:\n" + "\n".join(leaks(run))
 
 
 @pytest.mark.parametrize("ranks", (1, 2))
@@ -138,10 +125,7 @@ def test_tune_choices(ranks):
     chosen, a default 20% faster stays, a noisy first trial is followed at once by a re-trial that
     chooses an alternative 20% faster (the choice reads as measuring until then), a set value is in
     force without a measurement."""
-    exe = os.path.join(BUILD, "tests", "tune_choice")
-    assert os.path.exists(exe), "build the unit tests first: make unit"
-    run = mpirun.run([exe, "-malloc_debug", "-malloc_dump"], ranks=ranks, threads=2, timeout=300)
-    assert run.rc == 0, run.describe()
+    run = run_unit("tune_choice", ranks, timeout=300)
     m = re.search(r"tune_choice: (\d+) checks passed, 0 failed", run.output)
     assert m and int(m.group(1)) == (8 if ranks == 1 else 14), run.describe()
 
@@ -153,16 +137,12 @@ def test_coarsen_misk(ranks):
     distances 1 and 2, no/identity/random ordering, 1-3 threads (one rank) and MISK's own on mpi
     graphs and aij; GAMG with -[pc_gamg_]mat_coarsen_type aijhybrid: the same iterations and residual
     history as with MISK, the coarsener used on one rank; no leak under -malloc_dump"""
-    exe = os.path.join(BUILD, "tests", "coarsen_misk")
-    assert os.path.exists(exe), "build the unit tests first: make unit"
-    run = mpirun.run([exe, "-malloc_debug", "-malloc_dump"], ranks=ranks, threads=2, timeout=600)
-    assert run.rc == 0, run.describe()
+    run = run_unit("coarsen_misk", ranks, timeout=600)
     m = re.search(r"coarsen_misk \(%d rank\(s\)\): (\d+) checks passed, 0 failed" % ranks, run.output)
     # on several ranks PETSc 3.26's MISK never ends on the singleton graph: that graph is left out there (52)
     assert m and int(m.group(1)) in ((148,) if ranks == 1 else (76, 52)), run.describe()
     assert "residual histories identical: yes" in run.output, run.describe()
-    leaks = [l for l in run.output.splitlines() if re.match(r"\s*\[\s*\d+\]\s*\d+ bytes", l)]
-    assert not leaks, "unfreed memory:\n" + "\n".join(leaks)
+    assert not leaks(run), "unfreed memory:\n" + "\n".join(leaks(run))
 
 
 @pytest.mark.parametrize("ranks,threads", [(1, 1), (1, 2), (1, 3), (2, 1), (2, 2), (2, 3), (4, 1), (4, 2), (4, 3)])
@@ -172,13 +152,9 @@ def test_duplicate_options(ranks, threads):
     settings, the local arrays and ghost map bit for bit, MatEqual(), MatGetInfo(), the nonzero state
     copied as aij copies it, the same products; the copy and the original independent of each other
     afterwards; no leak under -malloc_dump"""
-    exe = os.path.join(BUILD, "tests", "duplicate_options")
-    assert os.path.exists(exe), "build the unit tests first: make unit"
-    run = mpirun.run([exe, "-malloc_debug", "-malloc_dump"], ranks=ranks, threads=threads)
-    assert run.rc == 0, run.describe()
+    run = run_unit("duplicate_options", ranks, threads=threads)
     assert "duplicate_options (%d rank(s), %d threads): 27 checks passed, 0 failed" % (ranks, threads) in run.output, run.describe()
-    leaks = [l for l in run.output.splitlines() if re.match(r"\s*\[\s*\d+\]\s*\d+ bytes", l)]
-    assert not leaks, "unfreed memory:\n" + "\n".join(leaks)
+    assert not leaks(run), "unfreed memory:\n" + "\n".join(leaks(run))
 
 
 @pytest.mark.parametrize("ranks,threads", [(1, 1), (1, 2), (1, 3), (2, 2), (4, 1)])
@@ -188,10 +164,6 @@ def test_create_graph(ranks, threads):
     copy) and the other combinations, on a pattern that is not symmetric, one known to be
     structurally symmetric and a matrix known to be symmetric: the graph bit for bit, of our type on
     one rank, aij's symmetry flags; no leak under -malloc_dump"""
-    exe = os.path.join(BUILD, "tests", "create_graph")
-    assert os.path.exists(exe), "build the unit tests first: make unit"
-    run = mpirun.run([exe, "-malloc_debug", "-malloc_dump"], ranks=ranks, threads=threads)
-    assert run.rc == 0, run.describe()
+    run = run_unit("create_graph", ranks, threads=threads)
     assert "create_graph (%d rank(s), %d threads, 12 cases): 60 checks passed, 0 failed" % (ranks, threads) in run.output, run.describe()
-    leaks = [l for l in run.output.splitlines() if re.match(r"\s*\[\s*\d+\]\s*\d+ bytes", l)]
-    assert not leaks, "unfreed memory:\n" + "\n".join(leaks)
+    assert not leaks(run), "unfreed memory:\n" + "\n".join(leaks(run))
