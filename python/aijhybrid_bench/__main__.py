@@ -144,7 +144,7 @@ def setup_text(rows):
 
 def snes_text(rows):
     """The SNES application's table (bench/snes.py)."""
-    return "\n".join(["PETSc's snes ex5 with GAMG (medians; solver = PCSetUp + KSPSolve of -log_view; callbacks = the application's function "
+    return "\n".join(["PETSc's snes ex5 with GAMG (medians; solver = SNESSolve less the callbacks (PCSetUp + KSPSolve counts the setups made inside KSPSolve twice); callbacks = the application's function "
                       "and Jacobian evaluation, on one thread per rank; vs aij: aij at Rx1 of other jobs, indicative)"] + snes.snes_table(rows))
 
 
