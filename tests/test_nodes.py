@@ -361,6 +361,28 @@ def test_relayed_bytes_leave_after_the_product():
     assert base == pytest.approx(4e-3) and half == pytest.approx(4e-3 + 0.5e-3) and full == pytest.approx(5e-3)
 
 
+def test_cluster_overlap_bound_hides_basic_exchange_not_relayed_phases():
+    """model.t_mult_overlap(): the overlapped bound of the cluster's MatMult. basic hides its whole exchange behind
+    the product (max, never above t_mult's sum); nodeaware hides only its on-node gather and direct messages, the
+    inter-node phase and the scatter after the product (every sender taken to relay); cluster_summary() reports
+    both bounds, and the overlapped gain of nodeaware on a stencil matrix is no better than the added one there."""
+    q = dict(model.CLUSTER)
+    for m, rows in (("poisson7", 1 << 24), ("powerlaw", 1 << 22)):
+        N, R, T = 16, 16, 4
+        pat = model.pattern(m, rows, R * N, R)
+        nnz, rn = model.NNZ_PER_ROW[m] * rows / N, rows / N
+        c = model.t_compute(nnz, rn, q, q["cores"], T)
+        b_add, b_ov = model.t_mult(pat["basic"], "basic", nnz, rn, q, q["cores"], T), model.t_mult_overlap(pat["basic"], "basic", nnz, rn, q, q["cores"], T)
+        assert b_ov == pytest.approx(max(c, model.t_exchange(pat["basic"], "basic", q))) and c <= b_ov <= b_add
+        ph = model.nodeaware_phases(pat["nodeaware"], q)
+        assert sum(ph.values()) == pytest.approx(model.t_exchange(pat["nodeaware"], "nodeaware", q)) and ph["f2"] > 0
+        n_ov = model.t_mult_overlap(pat["nodeaware"], "nodeaware", nnz, rn, q, q["cores"], T)
+        assert n_ov == pytest.approx(max(c, ph["f1"] + ph["direct"]) + ph["f2"] + ph["f3"]) and c + ph["f2"] <= n_ov <= model.t_mult(pat["nodeaware"], "nodeaware", nnz, rn, q, q["cores"], T) + 1e-15
+    rows = model.cluster_predictions(q, nodes=(16,), matrices=("poisson7",))
+    s = [x for x in model.cluster_summary(rows) if x["scaling"] == "strong"][0]
+    assert s["nodeaware_64x1_gain_overlap"] is not None and s["nodeaware_64x1_gain_overlap"] <= s["nodeaware_64x1_gain"] + 1e-12 and s["best_overlap"]
+
+
 def test_on_host_bandwidth_from_the_probe():
     """model.probe_intra_bandwidth(): the slope of the probe's on-host ping-pong between its two largest sizes; None
     without it (the fit then states B_s)"""
