@@ -345,6 +345,18 @@ FIT_BOUNDS = (1e-12, 1.0)  # every fitted parameter (seconds, or rho's fraction)
 FIT_START = {"L": 1e-3, "o": 1e-4, "L_s": 1e-4, "o_s": 1e-5, "rho": 0.3, "c_aij": 1e-5, "c_hybrid": 1e-5, "beta": 1e-9}
 
 
+def host_ranks(row):
+    """the ranks of each emulated host of a measured configuration, in rank order (host index = plan_hosts' order)"""
+    host_of = row["host_of_rank"]
+    return [[r for r in range(len(host_of)) if host_of[r] == h] for h in range(len(row["plan_hosts"]))]
+
+
+def pair_sender(ranks, M, N):
+    """the rank of host M that sends host M's messages to host N in a nodeaware exchange (src/sf/nodeplan.h: N mod
+    the ranks of M); ranks: host_ranks()"""
+    return ranks[M][N % len(ranks[M])]
+
+
 def relayed_senders(row, basic_messages=None):
     """the ranks whose inter-host phase (F2) of a nodeaware exchange relays entries of other ranks of their host,
     and so starts only in PetscSFBcastEnd, after the rank's local product (src/sf/sfnodecomm.c: a step whose entries
@@ -353,11 +365,10 @@ def relayed_senders(row, basic_messages=None):
     (basic_messages: [(from rank, to rank, bytes)] of the same matrix and ranks) comes from another rank of M. Without
     basic_messages every sender is taken to relay. Empty for basic and for one rank per host (no relays)."""
     host_of = row["host_of_rank"]
-    nh = len(row["plan_hosts"])
-    ranks = [[r for r in range(len(host_of)) if host_of[r] == h] for h in range(nh)]
+    ranks = host_ranks(row)
     if row["sf"] != "nodeaware" or not ranks or max(len(x) for x in ranks) <= 1:
         return set()
-    sender = lambda M, N: ranks[M][N % len(ranks[M])]  # noqa: E731
+    sender = lambda M, N: pair_sender(ranks, M, N)  # noqa: E731
     if basic_messages is None:
         return {sender(M, N) for M, N, _ in row["messages"]}
     return {sender(host_of[q], host_of[r]) for q, r, _ in basic_messages if q != sender(host_of[q], host_of[r])}
@@ -375,13 +386,13 @@ def row_figures(row, basic_messages=None, cores=None):
     conn = {}  # rendezvous bytes per connection and direction (basic: rank pairs; nodeaware: host pairs)
     hof = (lambda r: host_of[r]) if row["sf"] == "basic" else (lambda r: r)  # noqa: E731  (nodeaware: messages are host pairs)
     relays = relayed_senders(row, basic_messages)
-    ranks = [[r for r in range(P) if host_of[r] == h] for h in range(nh)]
+    ranks = host_ranks(row)
     r_out, r_in = [0.0] * nh, [0.0] * nh  # bytes of relayed messages (nodeaware: host pairs whose sender relays)
     for a, b, nbytes in row["messages"]:
         ha, hb = hof(a), hof(b)
         out[ha] += nbytes * F_TCP + H_MSG
         inn[hb] += nbytes * F_TCP + H_MSG
-        if relays and ranks[a][b % len(ranks[a])] in relays:
+        if relays and pair_sender(ranks, a, b) in relays:
             r_out[ha] += nbytes * F_TCP + H_MSG
             r_in[hb] += nbytes * F_TCP + H_MSG
         if nbytes + 22 > EAGER:
