@@ -318,7 +318,7 @@ def t_mult_overlap(p, kind, nnz_node, rows_node, q, cores, threads=1):
     """MatMult with the exchange overlapped with the product, the other bound of t_mult (which adds them): basic
     posts every message at PetscSFBcastBegin, so the product hides up to all of its exchange; a nodeaware sender
     whose inter-node messages carry other ranks' entries starts them only in PetscSFBcastEnd, after its product
-    (the relay of share/nodes/model.py's emulated-host terms; on the cluster every sender is taken to relay, its
+    (the relay of the emulated hosts: relayed_senders, relay_core; on the cluster every sender is taken to relay, its
     upper bound), so only the on-node gather and direct messages hide behind the product, the inter-node phase
     and the on-node scatter follow it."""
     c = t_compute(nnz_node, rows_node, q, cores, threads)
