@@ -447,9 +447,8 @@ def judge_job(ran, median_s, fixed, spread=0.10, cost_max=0.03, paired=None):
     extra = {}
     if paired and paired.get(best):
         xs = [x for x in paired[best] if x is not None]
-        k1, k2, cover = model.median_interval_ranks(len(xs), LEVEL)
-        s = sorted(xs)
-        lo, hi = (s[k1 - 1], s[k2 - 1]) if k1 is not None else (None, None)
+        lo, hi, cover = model.median_interval(xs, LEVEL)
+        k1, k2, _ = model.median_interval_ranks(len(xs), LEVEL)  # which order statistics they are, for the record
         extra = {"cost_unpaired": cost, "cost_interval": [lo, hi], "cost_interval_coverage": cover, "cost_interval_ranks": [k1, k2], "paired_rounds": len(xs),
                  "cost_verdict": interval_verdict(lo, hi, cost_max, True, cover)}
         cost = model.median(xs)

@@ -131,15 +131,15 @@ def flatten_snes(recs):
             groups.setdefault((r["layout"], r["type"], r["setting"]), []).append(r)
     rows = []
     for (lay, mtype, setting), rs in groups.items():
-        g = lambda name: model.median([x["events"].get(name, {}).get("time_max_s", 0.0) for x in rs])  # noqa: E731
+        t = lambda x, name: x["events"].get(name, {}).get("time_max_s", 0.0)  # noqa: E731
+        g = lambda name: model.median([t(x, name) for x in rs])  # noqa: E731
         R, T = L.parse_layout(lay)
         row = {"layout": lay, "ranks": R, "threads": T, "cores": R * T, "type": mtype, "setting": setting, "samples": len(rs),
                "snes_s": g("SNESSolve"), "pcsetup_s": g("PCSetUp"), "kspsolve_s": g("KSPSolve"), "function_s": g("SNESFunctionEval"),
                "jacobian_s": g("SNESJacobianEval"), "newton_its": rs[0]["events"].get("SNESJacobianEval", {}).get("count"),
-               "pcsetups": rs[0]["events"].get("PCSetUp", {}).get("count"), "grid": rs[0].get("grid")}
-        t = lambda x, name: x["events"].get(name, {}).get("time_max_s", 0.0)  # noqa: E731
-        row["callbacks_s"] = model.median([t(x, "SNESFunctionEval") + t(x, "SNESJacobianEval") for x in rs])
-        row["solver_s"] = model.median([t(x, "SNESSolve") - t(x, "SNESFunctionEval") - t(x, "SNESJacobianEval") for x in rs])
+               "pcsetups": rs[0]["events"].get("PCSetUp", {}).get("count"), "grid": rs[0].get("grid"),
+               "callbacks_s": model.median([t(x, "SNESFunctionEval") + t(x, "SNESJacobianEval") for x in rs]),
+               "solver_s": model.median([t(x, "SNESSolve") - t(x, "SNESFunctionEval") - t(x, "SNESJacobianEval") for x in rs])}
         rows.append(row)
     for row in rows:
         ref = [q for q in rows if q["setting"] == row["setting"] and q["type"] == "aij" and q["ranks"] == row["cores"] and q["threads"] == 1]

@@ -314,24 +314,29 @@ def t_mult(p, kind, nnz_node, rows_node, q, cores, threads=1):
     return t_compute(nnz_node, rows_node, q, cores, threads) + t_exchange(p, kind, q)
 
 
-def t_mult_overlap(p, kind, nnz_node, rows_node, q, cores, threads=1):
-    """MatMult with the exchange overlapped with the product, the other bound of t_mult (which adds them): basic
-    posts every message at PetscSFBcastBegin, so the product hides up to all of its exchange; a nodeaware sender
-    whose inter-node messages carry other ranks' entries starts them only in PetscSFBcastEnd, after its product
-    (the relay of the emulated hosts: relayed_senders, relay_core; on the cluster every sender is taken to relay, its
-    upper bound), so only the on-node gather and direct messages hide behind the product, the inter-node phase
-    and the on-node scatter follow it."""
-    c = t_compute(nnz_node, rows_node, q, cores, threads)
+def overlapped(compute_s, p, kind, q, exchange_s=None):
+    """MatMult with the exchange overlapped with a product of compute_s seconds, the other bound of t_mult (which
+    adds them): basic posts every message at PetscSFBcastBegin, so the product hides up to all of its exchange
+    (exchange_s, t_exchange's when not given); a nodeaware sender whose inter-node messages carry other ranks' entries
+    starts them only in PetscSFBcastEnd, after its product (the relay of the emulated hosts: relayed_senders,
+    relay_core; on the cluster every sender is taken to relay, its upper bound), so only the on-node gather and direct
+    messages hide behind the product, the inter-node phase and the on-node scatter follow it."""
     if kind == "basic":
-        return max(c, t_exchange(p, kind, q))
+        return max(compute_s, t_exchange(p, kind, q) if exchange_s is None else exchange_s)
     ph = nodeaware_phases(p, q)
-    return max(c, ph["f1"] + ph["direct"]) + ph["f2"] + ph["f3"]
+    return max(compute_s, ph["f1"] + ph["direct"]) + ph["f2"] + ph["f3"]
 
 
-def t_cg_it(p, kind, nnz_node, rows_node, q, cores, P, ppn, threads=1, overlap=False):
+def t_mult_overlap(p, kind, nnz_node, rows_node, q, cores, threads=1):
+    """t_mult's other bound: the product and the exchange overlapped (overlapped())"""
+    return overlapped(t_compute(nnz_node, rows_node, q, cores, threads), p, kind, q)
+
+
+def t_cg_it(t_mult_s, rows_node, q, cores, P, ppn, threads=1):
+    """one CG iteration of a node: a MatMult of t_mult_s seconds (t_mult or t_mult_overlap), three allreduces and the
+    vector passes at the node's memory bandwidth"""
     bmem = q["B_mem"] * (q.get("numa_penalty", 1.0) if threads > cores / q.get("numa", 1) else 1.0)
-    tm = (t_mult_overlap if overlap else t_mult)(p, kind, nnz_node, rows_node, q, cores, threads)
-    return tm + 3 * t_allreduce(P, ppn, q) + VEC_PASSES * SCALAR * rows_node / bmem
+    return t_mult_s + 3 * t_allreduce(P, ppn, q) + VEC_PASSES * SCALAR * rows_node / bmem
 
 
 # ------------------------------------------------------------------------------------------------
@@ -717,11 +722,11 @@ def cluster_predictions(q, nodes=NODES, layouts=LAYOUTS, weak_rows_per_node=1 <<
                     for kind in ("basic", "nodeaware"):
                         if kind == "nodeaware" and R == 1:
                             continue  # one rank per node: the plan is basic's
-                        tm = t_mult(pat[kind], kind, nnz_node, rows / N, q, q["cores"], T)
-                        it = t_cg_it(pat[kind], kind, nnz_node, rows / N, q, q["cores"], P, R, T)
+                        c, x = t_compute(nnz_node, rows / N, q, q["cores"], T), t_exchange(pat[kind], kind, q)
+                        tm, tmo = c + x, overlapped(c, pat[kind], kind, q, x)
                         out.append({"scaling": scaling, "matrix": m, "nodes": N, "rows": rows, "layout": lay, "sf": kind,
-                                    "mult_s": tm, "cg_it_s": it, "mult_overlap_s": t_mult_overlap(pat[kind], kind, nnz_node, rows / N, q, q["cores"], T),
-                                    "cg_it_overlap_s": t_cg_it(pat[kind], kind, nnz_node, rows / N, q, q["cores"], P, R, T, overlap=True), "exchange_s": t_exchange(pat[kind], kind, q), "compute_s": t_compute(nnz_node, rows / N, q, q["cores"], T),
+                                    "mult_s": tm, "cg_it_s": t_cg_it(tm, rows / N, q, q["cores"], P, R, T), "mult_overlap_s": tmo,
+                                    "cg_it_overlap_s": t_cg_it(tmo, rows / N, q, q["cores"], P, R, T), "exchange_s": x, "compute_s": c,
                                     "inter_msgs_node": pat["basic_max_node"][0] if kind == "basic" else pat["na_max_node"][0]})
     return out
 

@@ -49,26 +49,26 @@ static PetscErrorCode MatCoarsenApply_AIJHybrid_Seq(Mat G, PetscInt k, IS perm, 
     if (!it) PetscCall(PetscArraycpy(comp, agg, n));
     else AIJHybridMISCompose(n, agg, comp, nt);
     if (it < k - 1) { /* the graph of the next MIS: the pattern of P^T A P */
-      PetscInt *ni, *nj, *marker;
+      PetscInt *ni, *nj;
 
-      PetscCall(PetscMalloc4(nagg + 1, &mi, cn + 1, &mj, nt * nagg + 1, &work, nagg + 1, &ni));
+      PetscCall(PetscMalloc3(nagg + 1, &mi, cn + 1, &mj, nt * nagg + 1, &work));
+      PetscCall(PetscMalloc1(nagg + 1, &ni));
       AIJHybridAggMembers(cn, agg, nagg, nt, work, mi, mj);
-      marker = work; /* nt * nagg entries, free again */
-      AIJHybridAggGraphCount(nagg, mi, mj, ai, aj, agg, nt, marker, ni + 1);
+      AIJHybridAggGraph(nagg, mi, mj, ai, aj, agg, nt, work, ni, NULL); /* work: nt * nagg markers, free again */
       ni[0] = 0;
       for (PetscInt r = 0; r < nagg; r++) ni[r + 1] += ni[r];
       PetscCall(PetscMalloc1(ni[nagg] + 1, &nj));
-      AIJHybridAggGraphFill(nagg, mi, mj, ai, aj, agg, nt, marker, ni, nj);
-      if (it) PetscCall(PetscFree2(ci, cj));
-      PetscCall(PetscMalloc2(nagg + 1, &ci, ni[nagg] + 1, &cj));
-      PetscCall(PetscArraycpy(ci, ni, nagg + 1));
-      PetscCall(PetscArraycpy(cj, nj, ni[nagg]));
-      PetscCall(PetscFree(nj));
-      PetscCall(PetscFree4(mi, mj, work, ni));
+      AIJHybridAggGraph(nagg, mi, mj, ai, aj, agg, nt, work, ni, nj);
+      PetscCall(PetscFree3(mi, mj, work));
+      PetscCall(PetscFree(ci)); /* the previous coarse graph (NULL at the first) */
+      PetscCall(PetscFree(cj));
+      ci = ni; /* the next MIS's graph */
+      cj = nj;
       cn = nagg;
     }
   }
-  if (k > 1) PetscCall(PetscFree2(ci, cj));
+  PetscCall(PetscFree(ci));
+  PetscCall(PetscFree(cj));
   if (perm) PetscCall(ISRestoreIndices(perm, &perm_ix));
 
   /* the rows of R: the members of each final aggregate in increasing order, as MISK's MatGetRow() loop appends them */

@@ -132,11 +132,12 @@ static void SortInt(PetscInt n, PetscInt *v)
 }
 
 /*
-  AIJHybridAggGraphCount - cnt[r] = the number of aggregates J with an edge of the graph (ai, aj)
-  from a member of r to a member of J (the row lengths of the pattern of P^T G P); marker holds
-  nt * nagg entries
+  AIJHybridAggGraph - the pattern of P^T G P for the graph G = (ai, aj) and the aggregation agg (P: a
+  vertex to its aggregate, -1 for none), row r listing the aggregates J with an edge of G from a member
+  of r (mi, mj) to a member of J. Two passes: with cj NULL, ci[r + 1] = the length of row r; then, with
+  ci the offsets, the column indices of each row, sorted, into cj. marker holds nt * nagg entries.
 */
-void AIJHybridAggGraphCount(PetscInt nagg, const PetscInt *mi, const PetscInt *mj, const PetscInt *ai, const PetscInt *aj, const PetscInt *agg, PetscInt nt, PetscInt *marker, PetscInt *cnt)
+void AIJHybridAggGraph(PetscInt nagg, const PetscInt *mi, const PetscInt *mj, const PetscInt *ai, const PetscInt *aj, const PetscInt *agg, PetscInt nt, PetscInt *marker, PetscInt *ci, PetscInt *cj)
 {
 #pragma omp parallel num_threads(nt)
   {
@@ -145,7 +146,7 @@ void AIJHybridAggGraphCount(PetscInt nagg, const PetscInt *mi, const PetscInt *m
     for (PetscInt c = 0; c < nagg; c++) mark[c] = -1;
 #pragma omp for schedule(dynamic, 256)
     for (PetscInt r = 0; r < nagg; r++) {
-      PetscInt k = 0;
+      PetscInt k = cj ? ci[r] : 0;
 
       for (PetscInt p = mi[r]; p < mi[r + 1]; p++)
         for (PetscInt q = ai[mj[p]]; q < ai[mj[p] + 1]; q++) {
@@ -153,36 +154,12 @@ void AIJHybridAggGraphCount(PetscInt nagg, const PetscInt *mi, const PetscInt *m
 
           if (J >= 0 && mark[J] != r) {
             mark[J] = r;
+            if (cj) cj[k] = J;
             k++;
           }
         }
-      cnt[r] = k;
-    }
-  }
-}
-
-/* AIJHybridAggGraphFill - the column indices (sorted) of that pattern into cj at the offsets ci */
-void AIJHybridAggGraphFill(PetscInt nagg, const PetscInt *mi, const PetscInt *mj, const PetscInt *ai, const PetscInt *aj, const PetscInt *agg, PetscInt nt, PetscInt *marker, const PetscInt *ci, PetscInt *cj)
-{
-#pragma omp parallel num_threads(nt)
-  {
-    PetscInt *mark = marker + omp_get_thread_num() * nagg;
-
-    for (PetscInt c = 0; c < nagg; c++) mark[c] = -1;
-#pragma omp for schedule(dynamic, 256)
-    for (PetscInt r = 0; r < nagg; r++) {
-      PetscInt k = ci[r];
-
-      for (PetscInt p = mi[r]; p < mi[r + 1]; p++)
-        for (PetscInt q = ai[mj[p]]; q < ai[mj[p] + 1]; q++) {
-          const PetscInt J = agg[aj[q]];
-
-          if (J >= 0 && mark[J] != r) {
-            mark[J] = r;
-            cj[k++] = J;
-          }
-        }
-      SortInt(ci[r + 1] - ci[r], cj + ci[r]);
+      if (cj) SortInt(ci[r + 1] - ci[r], cj + ci[r]);
+      else ci[r + 1] = k;
     }
   }
 }

@@ -15,8 +15,7 @@ PETSC_INTERN PetscInt AIJHybridMISGreedy(PetscInt, const PetscInt *, const Petsc
 PETSC_INTERN PetscInt AIJHybridMISNumber(PetscInt, const PetscInt *, PetscInt *);
 PETSC_INTERN void     AIJHybridMISCompose(PetscInt, const PetscInt *, PetscInt *, PetscInt);
 PETSC_INTERN void     AIJHybridAggMembers(PetscInt, const PetscInt *, PetscInt, PetscInt, PetscInt *, PetscInt *, PetscInt *);
-PETSC_INTERN void     AIJHybridAggGraphCount(PetscInt, const PetscInt *, const PetscInt *, const PetscInt *, const PetscInt *, const PetscInt *, PetscInt, PetscInt *, PetscInt *);
+PETSC_INTERN void     AIJHybridAggGraph(PetscInt, const PetscInt *, const PetscInt *, const PetscInt *, const PetscInt *, const PetscInt *, PetscInt, PetscInt *, PetscInt *, PetscInt *);
 PETSC_INTERN void     AIJHybridAggNodes(PetscInt, const PetscInt *, const PetscInt *, PetscInt, PetscInt, PetscCDIntNd *, PetscCDIntNd **);
-PETSC_INTERN void     AIJHybridAggGraphFill(PetscInt, const PetscInt *, const PetscInt *, const PetscInt *, const PetscInt *, const PetscInt *, PetscInt, PetscInt *, const PetscInt *, PetscInt *);
 
 #endif
