@@ -942,7 +942,10 @@ static PetscErrorCode FactorBlocksSetUp(Mat_AIJHybridFactor *ctx, Mat A, IS row,
      every nonzero with MatSetValues() (most of the symbolic factorization's time at 10^6 rows);
      assembled, so inodes are as PETSc finds them in a rank's block. The values are set before each
      numeric factorization, by the threads (their first touch). */
-  PetscCall(PetscCalloc1(bi[n], &ba));
+  PetscCall(PetscMalloc1(bi[n], &ba));
+#pragma omp parallel for num_threads(T) schedule(static, 1)
+  for (PetscInt b = 0; b < T; b++) /* zero (PETSc's assembly may read them) by the block's thread, their first touch */
+    for (PetscInt p = bi[ctx->bounds[b]]; p < bi[ctx->bounds[b + 1]]; p++) ba[p] = 0.0;
   ctx->Bi = bi;
   ctx->Bj = bj;
   ctx->Ba = ba;
