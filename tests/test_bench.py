@@ -1082,6 +1082,37 @@ def test_prefetch_audit_order_alternates():
     assert "measured_first_rounds" not in report.judge_audit(_audit(costs))  # records before the orders: not guessed
 
 
+def test_setup_rounds_run_method_by_method_with_a_primer():
+    """model.grouped_round_order (pcsetup's rounds): a round runs the setups method by method, each
+    method opened by an untimed run of its first variant, so every timed setup follows a run of its
+    own method (a setup right after another method's, e.g. ILU after GAMG freed its hierarchy, was
+    2-4x slower: whichever variant ran first paid for it); the methods and each method's variants
+    rotate as model.round_order (each variant first in its method equally often); one method: no primer."""
+    model = bench_module("model")
+    groups = ["gamg", "gamg", "gamg:coarsen", "ilu", "ilu", "ilu"]  # pcsetup's combinations, method-major
+    n = 3
+    rounds = [model.grouped_round_order(groups, r) for r in range(-1, 4 * n)]
+    seq = [x for o in rounds for x in o]
+    for k, (i, timed) in enumerate(seq):
+        if timed:
+            assert k > 0 and groups[seq[k - 1][0]] == groups[i], (k, seq)
+    for o in rounds:
+        timed = [i for i, t in o if t]
+        assert sorted(timed) == list(range(len(groups)))  # every combination timed once a round
+        primers = [i for i, t in o if not t]
+        assert len(primers) == len(set(groups))
+        for i in primers:  # the primer is its method's first timed variant of the round
+            assert [j for j, t in o if t and groups[j] == groups[i]][0] == i
+    for g in ("gamg", "ilu"):
+        members = [i for i, k in enumerate(groups) if k == g]
+        firsts = [[i for i, t in o if t and groups[i] == g][0] for o in rounds[1:]]
+        assert sorted(set(firsts)) == members, (g, firsts)  # not always the same variant first
+        counts = [firsts[:2 * len(members)].count(i) for i in members]
+        assert counts == [2] * len(members), (g, counts)
+    assert model.grouped_round_order(["ilu", "ilu"], 0) == [(0, True), (1, True)]
+    assert model.grouped_round_order(["ilu", "ilu"], 1) == [(1, True), (0, True)]
+
+
 def test_audit_prefetch_runs_the_alternated_order():
     """timing.audit_prefetch (on stand-ins for PETSc, MPI and the plugin): each round sets the
     alternatives in model.round_order's order, records that order, times one batch of each, and

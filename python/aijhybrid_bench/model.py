@@ -63,6 +63,24 @@ def round_order(alts, r):
     return order[::-1] if r % 2 else order
 
 
+def grouped_round_order(groups, r):
+    """The order of round r when the alternatives come in groups (groups[i]: the group of alternative
+    i, e.g. the preconditioner of a setup, whose variants are the ones compared): [(i, timed)]. The
+    groups run in round_order's order, and within each its alternatives in round_order's order, the
+    group opened by an untimed run of its first alternative (a primer, where there is more than one
+    group): every timed alternative runs right after one of its own group, so what a group leaves
+    behind (the heap a GAMG hierarchy freed, a cache or clock state) never falls on whichever of the
+    next group's alternatives happens to run first."""
+    names = list(dict.fromkeys(groups))
+    out = []
+    for g in round_order(names, r):
+        members = round_order([i for i, k in enumerate(groups) if k == g], r)
+        if len(names) > 1:
+            out.append((members[0], False))
+        out += [(i, True) for i in members]
+    return out
+
+
 def median_interval_ranks(n, level=0.90):
     """The order statistics of a distribution-free confidence interval of the median of n samples
     (the sign test): (k, n + 1 - k, coverage), 1-based ranks of the sorted samples, the narrowest

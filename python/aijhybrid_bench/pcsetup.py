@@ -11,9 +11,12 @@ KSPSolve from x = 0 timed; PETSc's event times of each phase from the combinatio
 differences (the slowest rank's per event; nested events are inclusive). In a paired job (a threaded
 layout with its pure-MPI baseline in the same job, aijhybrid_bench.job) the baseline's combinations
 ('aij@2x1') run in the same rounds on their group of ranks, the others waiting. The combinations
-alternate within a round in model.round_order's order (each round records the combination that ran
-just before it, ``after``: an effect of the one before shows); ``warmup_rounds`` rounds are not recorded (they pay the one-time costs: the fine matrix's halo exchange, first-touch
-pages). Medians over the rounds.
+run method by method within a round (model.grouped_round_order: the methods and each method's variants
+in model.round_order's order, every pair in both orders every two rounds), each method opened by an
+untimed setup of its first variant, so that every timed setup follows one of its own method (a GAMG
+hierarchy just freed made the ILU setup that happened to follow it 2-4x slower); each round records
+the run just before it, ``after``. ``warmup_rounds`` rounds are not recorded (they pay the one-time
+costs: the fine matrix's halo exchange, first-touch pages). Medians over the rounds.
 
 Report side: ``flatten_setup`` gives one row per (matrix, method, layout job, variant) with ratios
 against aij at R x 1 (R = the cores: from the same jobs where the run has it, each job's ratio of
@@ -125,8 +128,8 @@ def _pc_type(m, parallel):
     return m.get("pc_parallel", m["pc"]) if parallel else m["pc"]
 
 
-def _one(PETSc, MPI, comm, c, cfg, parallel):
-    """One setup and solve of the combination c: its round's record"""
+def _one(PETSc, MPI, comm, c, cfg, parallel, solve=True):
+    """One setup and solve of the combination c: its round's record (the setup only without solve)"""
     A, m = c.v.A, c.method
     x, b = A.createVecs()
     b.setArray(c.v.b.getArray(readonly=True))
@@ -151,7 +154,8 @@ def _one(PETSc, MPI, comm, c, cfg, parallel):
     comm.Barrier()
     t1 = MPI.Wtime()
     s1 = _snapshot(PETSc, c.stage.id, EVENTS)
-    ksp.solve(b, x)
+    if solve:
+        ksp.solve(b, x)
     comm.Barrier()
     t2 = MPI.Wtime()
     s2 = _snapshot(PETSc, c.stage.id, EVENTS)
@@ -180,23 +184,24 @@ def measure_setup(PETSc, MPI, world, variants, cfg, log, run_on=None, equivalent
     for c in combos:  # registered in the same order on every rank
         c.stage = PETSc.Log.Stage("setup_" + c.prefix)
     rounds, warm = int(cfg.get("rounds", 3)), int(cfg.get("warmup_rounds", 1))
-    after = None  # the combination that ran just before (recorded with each round: an effect of the one before shows)
+    after = None  # the run just before (recorded with each round: an effect of the one before shows)
     for r in range(-warm, rounds):
-        for c in model.round_order(combos, r) if combos else []:
+        for i, timed in model.grouped_round_order([c.rec["method"] for c in combos], r):
+            c = combos[i]
 
-            def one(c=c, r=r, after=after):
+            def one(c=c, r=r, after=after, timed=timed):
                 if c.rec["status"] != "ok":
                     return
                 try:
-                    rec = _one(PETSc, MPI, c.v.group.comm, c, cfg, c.v.group.size > 1)
+                    rec = _one(PETSc, MPI, c.v.group.comm, c, cfg, c.v.group.size > 1, solve=timed)
                 except Exception as e:  # a method this PETSc or type cannot run
                     c.rec.update(status="error", reason="%s: %s" % (type(e).__name__, e))
                     return
-                if r >= 0:
+                if r >= 0 and timed:
                     c.rec["rounds"].append(dict(rec, after=after))
 
             run_on(c.v.group, one)
-            after = "%s / %s" % (c.rec["method"], c.rec["variant"])
+            after = "%s / %s%s" % (c.rec["method"], c.rec["variant"], "" if timed else " (untimed setup)")
         log("  setups: round %d/%d" % (r + 1, rounds) if r >= 0 else "  setups: warm-up round")
     for c in combos:
         summarize(c.rec)

@@ -940,8 +940,9 @@ static PetscErrorCode FactorBlocksSetUp(Mat_AIJHybridFactor *ctx, Mat A, IS row,
   PetscCall(MatGetNonzeroState(A, &ctx->anzstate));
   /* B on the arrays themselves, kept by the factor: MatSeqAIJSetPreallocationCSR() would insert
      every nonzero with MatSetValues() (most of the symbolic factorization's time at 10^6 rows);
-     assembled, so inodes are as PETSc finds them in a rank's block. The values are set before each
-     numeric factorization, by the threads (their first touch). */
+     assembled, so inodes are as PETSc finds them in a rank's block. The values are zeroed here by
+     each block's thread (their first touch, so pages sit by the thread that factors the block) and
+     set before each numeric factorization by the same threads. */
   PetscCall(PetscMalloc1(bi[n], &ba));
 #pragma omp parallel for num_threads(T) schedule(static, 1)
   for (PetscInt b = 0; b < T; b++) /* zero (PETSc's assembly may read them) by the block's thread, their first touch */
