@@ -1113,6 +1113,17 @@ def test_setup_rounds_run_method_by_method_with_a_primer():
     assert model.grouped_round_order(["ilu", "ilu"], 1) == [(1, True), (0, True)]
 
 
+@pytest.mark.parametrize("ranks", (1, 2))
+def test_setup_runs_leave_no_reference_behind(ranks):
+    """pcsetup._one (one setup and solve of the setup benchmark), CG + GAMG and GMRES + ILU(0) run
+    three times each on an aijhybrid matrix: its reference count is the same after every run. A
+    GAMG preconditioner whose petsc4py wrapper outlived its KSP went to petsc4py's garbage with its
+    hierarchy (the benchmark's 1x2 job grew by ~6 GB per 10^6-row matrix until the OOM killer
+    stopped it); the worker shows the count catches such a kept PC."""
+    res = mpirun.run_worker("pcsetup_refs", ranks, 2, timeout=300).check()
+    assert res["checks"] == {"refs cg+gamg": "ok", "refs gmres+ilu0": "ok", "kept PC is seen": "ok"}, res["checks"]
+
+
 def test_audit_prefetch_runs_the_alternated_order():
     """timing.audit_prefetch (on stand-ins for PETSc, MPI and the plugin): each round sets the
     alternatives in model.round_order's order, records that order, times one batch of each, and

@@ -166,8 +166,11 @@ def _one(PETSc, MPI, comm, c, cfg, parallel, solve=True):
         pc = ksp.getPC()
         out["levels"] = pc.getMGLevels()
         out["level_types"] = [pc.getMGSmoother(lev).getOperators()[0].getType() for lev in range(pc.getMGLevels())]
+        del pc  # before the KSP: a PC wrapper that outlives its KSP is freed into petsc4py's garbage, not destroyed
     for o in (ksp, x, b):
         o.destroy()
+    if hasattr(PETSc, "garbage_cleanup"):  # whatever else went there (collective: the group runs this together)
+        PETSc.garbage_cleanup(comm)
     for k, _ in pairs:  # after the setup: some are read there (PETSc 3.18's PCGAMG makes its coarsener in the setup)
         opts.delValue(c.prefix + k)
     return out
