@@ -422,33 +422,18 @@ static PetscErrorCode FactorGetValues(Mat F, Mat_AIJHybridFactor *ctx, PetscScal
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* ILU: PETSc's diagonal positions of U, recovered from the pattern: U(n-1,:) starts at bi[n],
-   then U(n-2,:), ... each ending with its diagonal (column i), every other column > i */
+/* ILU: PETSc's diagonal positions of U: the numeric plan's for this pattern when it has them, else
+   recovered from the pattern (AIJHybridILUDiagonal(), which checks the layout) */
 static PetscErrorCode ILURecoverDiag(Mat_AIJHybridFactor *ctx, const PetscInt *bi, const PetscInt *bj, PetscBool *ok)
 {
-  const PetscInt n = ctx->n, nz = ctx->nz;
-  PetscInt       p;
+  const PetscInt *known = NULL;
 
   PetscFunctionBegin;
   *ok = PETSC_TRUE;
-  PetscCall(PetscMalloc1(n + 1, &ctx->bdiag));
-  for (PetscInt i = 0; i < n && *ok; i++)
-    for (PetscInt q = bi[i]; q < bi[i + 1]; q++)
-      if (bj[q] < 0 || bj[q] >= i) *ok = PETSC_FALSE;
-  p             = n ? bi[n] : 0;
-  ctx->bdiag[n] = p - 1;
-  for (PetscInt i = n - 1; i >= 0 && *ok; i--) {
-    while (p < nz && bj[p] != i) {
-      if (bj[p] <= i || bj[p] >= n) {
-        *ok = PETSC_FALSE;
-        break;
-      }
-      p++;
-    }
-    if (p >= nz) *ok = PETSC_FALSE;
-    else ctx->bdiag[i] = p++;
-  }
-  if (*ok && p != nz) *ok = PETSC_FALSE;
+  PetscCall(PetscMalloc1(ctx->n + 1, &ctx->bdiag));
+  if (!ctx->nblocks) PetscCall(AIJHybridNumericGetDiagonal(ctx->num, bi, bj, ctx->nz, &known));
+  if (known) PetscCall(PetscArraycpy(ctx->bdiag, known, ctx->n + 1));
+  else PetscCall(AIJHybridILUDiagonal(ctx->n, bi, bj, ctx->nz, ctx->bdiag, ok));
   if (!*ok) PetscCall(PetscFree(ctx->bdiag));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

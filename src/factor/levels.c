@@ -78,6 +78,7 @@ PetscErrorCode AIJHybridLevelsBuild(PetscInt n, const PetscInt start[], const Pe
       if (c != nc - 1 && clev[c] + 1 > clev[nc - 1]) clev[nc - 1] = clev[c] + 1;
     }
   }
+#pragma omp parallel for num_threads(nthreads) schedule(static) reduction(max : nl)
   for (PetscInt i = 0; i < n; i++) {
     level[i] = clev[chain[i]];
     if (level[i] + 1 > nl) nl = level[i] + 1;
@@ -95,30 +96,44 @@ PetscErrorCode AIJHybridLevelsBuild(PetscInt n, const PetscInt start[], const Pe
 
     lv->order[count[level[i]]++] = i;
   }
-  for (PetscInt l = 0; l < nl; l++) {
-    SplitLevel(lv->lptr[l], lv->lptr[l + 1], lv->order, chain, start, end, nthreads, lv->tb + l * (nthreads + 1));
-    lv->maxwidth = PetscMax(lv->maxwidth, lv->lptr[l + 1] - lv->lptr[l]);
-  }
-  /* what each part needs of the other threads: the levels of the parts its rows depend on
-     (chain[] is reused for the part of each row) */
   PetscCall(PetscCalloc1(nl * nthreads * nthreads, &lv->need));
-  for (PetscInt l = 0; l < nl; l++)
-    for (PetscInt t = 0; t < nthreads; t++)
-      for (PetscInt q = lv->tb[l * (nthreads + 1) + t]; q < lv->tb[l * (nthreads + 1) + t + 1]; q++) chain[lv->order[q]] = t;
-  for (PetscInt l = 0; l < nl; l++)
-    for (PetscInt t = 0; t < nthreads; t++) {
-      PetscInt *need = lv->need + (l * nthreads + t) * nthreads;
+  /* the levels are independent from here on, so the nthreads threads share them (the same
+     schedule for any number of them): each level split into parts, then what each part needs of
+     the other threads, the levels of the parts its rows depend on (chain[] is reused for the part
+     of each row: a level's rows are set by its splitter, after splitting, and read by the
+     needs of later levels, after the barrier) */
+  {
+    PetscInt maxwidth = 0;
 
-      for (PetscInt q = lv->tb[l * (nthreads + 1) + t]; q < lv->tb[l * (nthreads + 1) + t + 1]; q++) {
-        const PetscInt i = lv->order[q];
+#pragma omp parallel num_threads(nthreads)
+    {
+#pragma omp for schedule(dynamic, 16) reduction(max : maxwidth)
+      for (PetscInt l = 0; l < nl; l++) {
+        PetscInt *tb = lv->tb + l * (nthreads + 1);
 
-        for (PetscInt p = start[i]; p < end[i]; p++) {
-          const PetscInt d = ind[p], u = chain[d];
-
-          if (u != t && level[d] + 1 > need[u]) need[u] = level[d] + 1;
-        }
+        SplitLevel(lv->lptr[l], lv->lptr[l + 1], lv->order, chain, start, end, nthreads, tb);
+        maxwidth = PetscMax(maxwidth, lv->lptr[l + 1] - lv->lptr[l]);
+        for (PetscInt t = 0; t < nthreads; t++)
+          for (PetscInt q = tb[t]; q < tb[t + 1]; q++) chain[lv->order[q]] = t;
       }
+#pragma omp for schedule(dynamic, 16)
+      for (PetscInt l = 0; l < nl; l++)
+        for (PetscInt t = 0; t < nthreads; t++) {
+          PetscInt *need = lv->need + (l * nthreads + t) * nthreads;
+
+          for (PetscInt q = lv->tb[l * (nthreads + 1) + t]; q < lv->tb[l * (nthreads + 1) + t + 1]; q++) {
+            const PetscInt i = lv->order[q];
+
+            for (PetscInt p = start[i]; p < end[i]; p++) {
+              const PetscInt d = ind[p], u = chain[d];
+
+              if (u != t && level[d] + 1 > need[u]) need[u] = level[d] + 1;
+            }
+          }
+        }
     }
+    lv->maxwidth = maxwidth;
+  }
   PetscCall(PetscFree(count));
   PetscCall(PetscFree3(level, chain, clev));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -505,6 +505,7 @@ static PetscErrorCode NumericPlan(AIJHybridNumeric num, Mat F, Mat A, PetscInt T
   }
   if (!num->reason) {
     PetscCall(PetscMalloc1(n + 1, &num->adiag)); /* PETSc's a->diag: the first entry of column i, else the row's end */
+#pragma omp parallel for num_threads(T) schedule(static)
     for (PetscInt i = 0; i < n; i++) {
       num->adiag[i] = ai[i + 1];
       for (PetscInt q = ai[i]; q < ai[i + 1]; q++)
@@ -778,6 +779,15 @@ PetscErrorCode AIJHybridNumericGetInfo(AIJHybridNumeric num, AIJHybridNumericInf
   info->plans          = num->plans;
   info->plan_time      = num->plan_time;
   info->choice         = &num->choice;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* AIJHybridNumericGetDiagonal - the ILU plan's diagonal positions of U (AIJHybridILUDiagonal()) for
+   the factor pattern fi, fj of nz entries, else NULL: what a planned factorization already found */
+PetscErrorCode AIJHybridNumericGetDiagonal(AIJHybridNumeric num, const PetscInt *fi, const PetscInt *fj, PetscInt nz, const PetscInt **bdiag)
+{
+  PetscFunctionBegin;
+  *bdiag = (num->planned && num->bdiag && num->fi == fi && num->fj == fj && num->nz == nz) ? num->bdiag : NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

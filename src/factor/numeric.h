@@ -13,6 +13,8 @@
      AIJHybridNumericGetRowLevels its schedule over the rows, when it has one for T threads: the
                                  schedule of the forward triangular solve (the same dependencies),
                                  which the solves copy instead of building it again
+     AIJHybridNumericGetDiagonal  the ILU plan's diagonal positions of U, which the solves copy
+                                 instead of finding them again
      AIJHybridNumericDestroy
 */
 #ifndef AIJHYBRID_FACTOR_NUMERIC_H
@@ -44,5 +46,6 @@ PETSC_INTERN PetscErrorCode AIJHybridNumericSymbolic(AIJHybridNumeric, Mat, Mat,
 PETSC_INTERN PetscErrorCode AIJHybridNumericFactor(AIJHybridNumeric, Mat, Mat, const MatFactorInfo *, PetscInt, MatAIJHybridFactorSolve, PetscBool);
 PETSC_INTERN PetscErrorCode AIJHybridNumericGetInfo(AIJHybridNumeric, AIJHybridNumericInfo *);
 PETSC_INTERN PetscErrorCode AIJHybridNumericGetRowLevels(AIJHybridNumeric, PetscInt, const AIJHybridLevels **);
+PETSC_INTERN PetscErrorCode AIJHybridNumericGetDiagonal(AIJHybridNumeric, const PetscInt *, const PetscInt *, PetscInt, const PetscInt **);
 
 #endif
