@@ -1085,8 +1085,8 @@ def test_prefetch_audit_order_alternates():
 def test_setup_rounds_run_method_by_method_with_a_primer():
     """model.grouped_round_order (pcsetup's rounds): a round runs the setups method by method, each
     method opened by an untimed run of its first variant, so every timed setup follows a run of its
-    own method (a setup right after another method's, e.g. ILU after GAMG freed its hierarchy, was
-    2-4x slower: whichever variant ran first paid for it); the methods and each method's variants
+    own method (a setup right after another method's, e.g. ILU right after GAMG, was 2-4x slower in
+    older records, cause not pinned down: whichever variant ran first paid for it); the methods and each method's variants
     rotate as model.round_order (each variant first in its method equally often); one method: no primer."""
     model = bench_module("model")
     groups = ["gamg", "gamg", "gamg:coarsen", "ilu", "ilu", "ilu"]  # pcsetup's combinations, method-major

@@ -69,7 +69,7 @@ def grouped_round_order(groups, r):
     groups run in round_order's order, and within each its alternatives in round_order's order, the
     group opened by an untimed run of its first alternative (a primer, where there is more than one
     group): every timed alternative runs right after one of its own group, so what a group leaves
-    behind (the heap a GAMG hierarchy freed, a cache or clock state) never falls on whichever of the
+    behind (whatever it is: heap, cache or clock state) never falls on whichever of the
     next group's alternatives happens to run first."""
     names = list(dict.fromkeys(groups))
     out = []

@@ -13,8 +13,9 @@ layout with its pure-MPI baseline in the same job, aijhybrid_bench.job) the base
 ('aij@2x1') run in the same rounds on their group of ranks, the others waiting. The combinations
 run method by method within a round (model.grouped_round_order: the methods and each method's variants
 in model.round_order's order, every pair in both orders every two rounds), each method opened by an
-untimed setup of its first variant, so that every timed setup follows one of its own method (a GAMG
-hierarchy just freed made the ILU setup that happened to follow it 2-4x slower); each round records
+untimed setup of its first variant, so that every timed setup follows one of its own method (an ILU
+setup right after a GAMG run took 2-4x as long, in records whose runs also kept every GAMG hierarchy
+allocated, so the cause is not pinned down); each round records
 the run just before it, ``after``. ``warmup_rounds`` rounds are not recorded (they pay the one-time
 costs: the fine matrix's halo exchange, first-touch pages). Medians over the rounds.
 
@@ -42,7 +43,7 @@ EVENTS = ("KSPSetUp", "PCSetUp", "PCSetUpOnBlocks", "KSPSolve", "PCApply", "MatM
           "MatCreateSubMats", "MatCreateSubMat", "MatGetOrdering", "MatILUFactorSym", "MatLUFactorSym", "MatLUFactorNum", "MatICCFactorSym",
           "MatCholFctrSym", "MatCholFctrNum", "MatZeroEntries", "MatGetLocalMat", "MatGetBrAoCol", "MatGetBrowsOfAcols", "MatGetLocalMatCondensed",
           "VecScatterBegin", "VecScatterEnd", "VecSet", "VecCopy", "VecNorm", "VecPointwiseMult", "VecSetRandom", "VecMDot", "VecMAXPY",
-          "KSPGMRESOrthog", "BuildTwoSided", "BuildTwoSidedF", "SFSetGraph", "SFSetUp", "SFBcastBegin", "SFBcastEnd", "SFReduceBegin",
+          "VecScale", "VecAXPY", "VecAYPX", "VecAXPBYCZ", "VecWAXPY", "VecNormalize", "VecTDot", "VecDot", "KSPGMRESOrthog", "KSPGMRESBuildSoln", "BuildTwoSided", "BuildTwoSidedF", "SFSetGraph", "SFSetUp", "SFBcastBegin", "SFBcastEnd", "SFReduceBegin",
           "SFReduceEnd", "PCSetUp_GAMG+", " PCGAMGCreateG", " GAMG Coarsen", "  GAMG MIS/Agg", " PCGAMGProl", "  GAMG Prol-col", "  GAMG Prol-lift",
           " PCGAMGOptProl", "  GAMG smooth", " PCGAMGCreateL", "  GAMG PtAP", "  GAMG Reduce", "   GAMG Repart", "   GAMG Inv-Srt", "   GAMG Move A",
           "   GAMG Move P", " PCGAMGSquareG", "PCGAMGGraph_AGG", "PCGAMGCoarse_AGG", "PCGAMGProl_AGG", "PCGAMGPOpt_AGG", "PCGAMG Squ l00",
