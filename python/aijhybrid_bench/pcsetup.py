@@ -48,13 +48,14 @@ EVENTS = ("KSPSetUp", "PCSetUp", "PCSetUpOnBlocks", "KSPSolve", "PCApply", "MatM
           " PCGAMGOptProl", "  GAMG smooth", " PCGAMGCreateL", "  GAMG PtAP", "  GAMG Reduce", "   GAMG Repart", "   GAMG Inv-Srt", "   GAMG Move A",
           "   GAMG Move P", " PCGAMGSquareG", "PCGAMGGraph_AGG", "PCGAMGCoarse_AGG", "PCGAMGProl_AGG", "PCGAMGPOpt_AGG", "PCGAMG Squ l00",
           "PCGAMG Gal l00", "PCGAMG Opt l00", "PCGAMG Gal l01", "PCGAMG Opt l01", "PCGAMG Gal l02", "PCGAMG Opt l02", "PCGAMG Gal l03",
-          "PCGAMG Opt l03", "KSPSolve_EST", "AIJHybPartition", "AIJHybHaloSetUp", "AIJHybLevels", "AIJHybCMRCM")
+          "PCGAMG Opt l03", "KSPSolve_EST", "AIJHybPartition", "AIJHybHaloSetUp", "AIJHybLevels", "AIJHybCMRCM",
+          "AIJHybNumPlan", "AIJHybCoarsen", "AIJHybSpGEMMSym", "AIJHybSpGEMMNum", "AIJHybProdTransp", "AIJHybSOR")
 # the events that hold other events of the list (their shares are inclusive; the table of the
 # events names the leaves beside them)
 CONTAINERS = ("KSPSetUp", "PCSetUp", "PCSetUpOnBlocks", "KSPSolve", "PCSetUp_GAMG+", "PCGAMGCreateG", "GAMG Coarsen", "PCGAMGProl", "PCGAMGOptProl",
               "PCGAMGCreateL", "GAMG PtAP", "GAMG smooth", "MatPtAP", "MatMatMult", "MatTrnMatMult", "MatTransposeMatMult", "PCGAMGGraph_AGG",
               "PCGAMGCoarse_AGG", "PCGAMGProl_AGG", "PCGAMGPOpt_AGG", "MatProductSymbolic", "MatProductNumeric", "KSPSolve_EST",
-              "PCGAMG Squ l00") + tuple("PCGAMG %s l%02d" % (k, lev) for k in ("Gal", "Opt") for lev in range(4))
+              "PCGAMG Squ l00", "GAMG MIS/Agg", "MatCoarsen", "MatLUFactorNum", "MatCholFctrNum", "KSPGMRESOrthog", "VecNormalize") + tuple("PCGAMG %s l%02d" % (k, lev) for k in ("Gal", "Opt") for lev in range(4))
 DEFAULT_METHODS = [
     {"label": "cg+gamg", "ksp": "cg", "pc": "gamg"},
     {"label": "gmres+ilu0", "ksp": "gmres", "pc": "ilu", "pc_parallel": "bjacobi", "options_parallel": "-sub_pc_type ilu"},
