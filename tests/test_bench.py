@@ -187,7 +187,7 @@ def test_smoke_solves_and_vector_operations(smoke):
 def test_smoke_setups(smoke):
     """Preconditioner setups (aijhybrid_bench.pcsetup): CG + GAMG and GMRES + ILU(0) (block Jacobi + ILU
     on several ranks) with aij and aijhybrid in every layout they run in, a new KSP per round, the
-    setup's events from PETSc's log; aij runs with one thread per rank only; the GAMG hierarchy of
+    setup's events from PETSc's log; ILU's repeated setups (setup_repeats) in the round's median; aij runs with one thread per rank only; the GAMG hierarchy of
     aijhybrid is aijhybrid at every level; the tables are printed. No time is judged."""
     _, rec, stdout = smoke
     rows = {(r["layout"], r["method"], r["variant"]): r for r in rec["setup"]}
@@ -208,6 +208,8 @@ def test_smoke_setups(smoke):
                     assert r["level_types"] and all(t.endswith(r["type"]) for t in r["level_types"]), r["level_types"]
                 else:
                     assert ev.get("MatLUFactorNum", 0) > 0 and ev.get("MatILUFactorSym", 0) > 0, sorted(ev)
+                    # setup_repeats 1: two setups in the round, its setup time their median
+                    assert len(r["setup_all_samples_s"]) == 2 and r["setup_s"] == pytest.approx(sum(r["setup_all_samples_s"]) / 2), r
                     assert (lay == "2x1") == (ev.get("PCSetUpOnBlocks", 0) > 0), sorted(ev)  # block Jacobi: the blocks set up on blocks
                 its.add(r["iterations"])
             assert len(its) == 1, (lay, method, its)  # the same preconditioner
@@ -217,6 +219,22 @@ def test_smoke_setups(smoke):
     assert rows[("1x2", "cg+gamg", "aijhybrid:vector:nnz")]["same_job_aij"] is False  # not paired (binding none): aij 2x1 of its own job
     assert "Preconditioner setups" in stdout and "Events above 3% of PCSetUp" in stdout
     assert "| poisson7 2.2k | gmres+ilu0 | 1x2 | aijhybrid:vector:nnz |" in stdout
+
+
+def test_setup_events_table_marks_what_holds_other_events():
+    """pcsetup.events_table(): '*' beside an event that holds others of the list: PETSc's containers always,
+    MatTranspose / MatPtAPSymbolic / MatMatMultNum only in a row where the plugin's own event they call ran
+    (aijhybrid), not in aij's row where they are leaves"""
+    P = bench_module("pcsetup")
+    base = {"matrix": "poisson7", "rows": 1000, "method": "cg+gamg", "layout": "1x1", "cores": 1, "ranks": 1, "paired_of": None, "setup_s": 1.0, "pcsetup_s": 1.0}
+    hyb = dict(base, variant="aijhybrid", setup_events_s={"MatTranspose": 0.2, "AIJHybProdTransp": 0.19, "MatPtAPSymbolic": 0.3, "AIJHybSpGEMMSym": 0.29, "GAMG Coarsen": 0.1},
+               shares={"MatTranspose": 0.2, "AIJHybProdTransp": 0.19, "MatPtAPSymbolic": 0.3, "AIJHybSpGEMMSym": 0.29, "GAMG Coarsen": 0.1})
+    aij = dict(base, variant="aij", setup_events_s={"MatTranspose": 0.2, "MatPtAPSymbolic": 0.3}, shares={"MatTranspose": 0.2, "MatPtAPSymbolic": 0.3})
+    assert P.holds(hyb, "MatTranspose") and P.holds(hyb, "MatPtAPSymbolic") and P.holds(hyb, "GAMG Coarsen") and not P.holds(hyb, "AIJHybProdTransp")
+    assert not P.holds(aij, "MatTranspose") and not P.holds(aij, "MatPtAPSymbolic") and P.holds(aij, "PCSetUp")
+    lines = P.events_table([hyb, aij])
+    assert any("MatTranspose* 20%" in x and "AIJHybProdTransp 19%" in x for x in lines)
+    assert any(x.endswith("MatPtAPSymbolic 30%, MatTranspose 20%") for x in lines), lines
 
 
 def test_setup_report():
@@ -932,6 +950,32 @@ def test_products_benchmark(tmp_path):
         bad = json.loads(json.dumps(d))
         bad["samples"][0].update(change)
         assert len(products.problems(bad["samples"])) == 1 and len(checks.products_problems(bad)) == 1, change
+
+
+@needs_build
+def test_precond_benchmark_runs(tmp_path):
+    """share/bench/precond.py (the bench-precond record) end to end on a small matrix: at 2x1 PCBJACOBI's
+    blocks carry the factors, whose information the script reads through the plugin's Python API (a petsc4py
+    Mat of the block's factor: a ctypes handle is refused there); at 1x2 ILU(0) of aijhybrid with its fixed
+    alternatives and the same-job aij at 2x1. The script exits 0, every whole solve converged, every sample has its factor's
+    information (aijhybrid's with as many threads as its layout), and each job's measured choice is audited."""
+    env = mpirun.environment(1)
+    env["PYTHONPATH"] = str(ROOT / "python") + os.pathsep + env.get("PYTHONPATH", "")
+    out = tmp_path / "precond.json"
+    args = ["--matrices", "poisson7", "--rows", "4096", "--rounds", "1", "--inner-rounds", "1", "--batch-seconds", "0.02", "--layouts", "2x1,1x2",
+            "--solves", "gmres_ilu0", "--orderings", "natural", "--out", str(out)]
+    p = subprocess.run([mpirun.PYTHON, str(ROOT / "share" / "bench" / "precond.py")] + args + (["--oversubscribe"] if (os.cpu_count() or 1) < 2 else []),
+                       capture_output=True, text=True, timeout=300, env=env, cwd=str(ROOT))
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    d = json.loads(out.read_text())
+    lay = {(s["type"], s["layout"]) for s in d["samples"]}
+    assert {("aij", "2x1"), ("aijhybrid", "2x1"), ("aijhybrid", "1x2"), ("aij@2x1", "2x1")} <= lay, lay
+    assert all(s["reason"] > 0 for s in d["samples"] if not s["pc_only"])  # the PCApply-only ones stop after 2 iterations
+    for s in d["samples"]:
+        assert s["factor"] is not None, (s["type"], s["layout"])
+        if s["type"].startswith("aijhybrid"):
+            assert s["factor"]["nthreads"] == (2 if s["layout"] == "1x2" and s["type"] != "aijhybrid@1x1" else 1), (s["type"], s["layout"], s["factor"])
+    assert [t for t in d["targets"] if t["target"].startswith("measured triangular solves of gmres_ilu0 natural vs fixed, 1 job(s)")], d["targets"]
 
 
 def test_choice_audit_cost_is_paired_by_round():

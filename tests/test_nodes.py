@@ -190,7 +190,7 @@ def test_model_fit_recovers_its_parameters_and_holds_out_each_matrix():
     truth = {"L": 2e-5, "o": 9e-6, "L_s": 2e-6, "o_s": 3e-5, "rho": 0.6, "c_aij": 1e-5, "c_hybrid": 3e-5, "beta": 1e-9, "B_s": 5e9, "allreduce": {}}
     tau = {"poisson7": 5e-10, "extruded": 4e-10, "powerlaw": 2e-9}
     onhost = [dict(r, mult_s=tau[r["matrix"]] * sum(r["rank_nnz"]) + model.fixed_cost(r["type"], truth)) for r in rows if len(set(r["host_of_rank"])) == 1]
-    inputs = model.onhost_inputs(onhost)
+    inputs = (model.onhost_inputs(onhost), model.onhost_inputs(onhost, by_layout=True))
     rates = {r["label"]: r.get("rate_bps") for r in res["runs"]}
     first = max(v for v in rates.values() if v)
     B = {rate: model.probe_bandwidth(res["probe"] if rate == first else res.get("probe_slow")) for rate in set(rates.values()) if rate}
@@ -199,7 +199,7 @@ def test_model_fit_recovers_its_parameters_and_holds_out_each_matrix():
     truth["B_s"] = model.probe_intra_bandwidth(res["probe"]) or model.B_S_STATED  # as fit_and_validate takes it
 
     def timed(r):
-        f = dict(model.row_figures(r, basic.get((r["run"], r["matrix"])), (res.get("machine") or {}).get("cores")), onhost=inputs[(r["matrix"], r["type"])])
+        f = dict(model.row_figures(r, basic.get((r["run"], r["matrix"])), (res.get("machine") or {}).get("cores")), onhost=model.onhost_input(inputs, r))
         return dict(r, mult_s=model.predict_here(f, truth, B[rates[r["run"]]])[0])
 
     synth = dict(res, rows=onhost + [timed(r) for r in rows if len(set(r["host_of_rank"])) > 1])
@@ -263,7 +263,8 @@ def test_start_points_are_a_fixed_design_within_the_bounds():
 
 def test_cpu_term_is_taken_from_the_on_host_rows():
     """model.onhost_inputs(): the on-host run's rows (one host) per (matrix, type), nothing from the rows across
-    hosts; model.cpu_time() and predict_here(): a configuration's CPU is the on-host time per nonzero of its
+    hosts; per (matrix, type, ranks, threads) with by_layout, and model.onhost_input() takes the on-host run with a
+    configuration's ranks and threads, else the reference one (the most ranks); model.cpu_time() and predict_here(): a configuration's CPU is the on-host time per nonzero of its
     matrix and type (the type's fixed cost taken off) times its nonzeros, plus the fixed cost and beta per byte on
     the wire; an on-host row predicts its own time; the rest of a CG iteration is the on-host one's per row"""
     def row(matrix, mtype, hosts, mult, nnz, nrows, cg=None):
@@ -273,6 +274,14 @@ def test_cpu_term_is_taken_from_the_on_host_rows():
             row("poisson7", "mpiaij", [0, 0, 1, 1], 9.0, 2_000_000, 262144), row("extruded", "mpiaij", [0, 1], 1.0, 4_000_000, 262144)]
     inp = model.onhost_inputs(rows)
     assert set(inp) == {("poisson7", "mpiaij"), ("poisson7", "mpiaijhybrid")}
+    # per layout: an on-host run of 4 ranks x 2 threads is the input of the configurations with as many ranks and
+    # threads; the others (and every configuration of a record without it) take the reference run (the most ranks)
+    r42 = dict(row("poisson7", "mpiaij", [0] * 4, 4e-4, 2_000_000, 262144), threads=2)
+    both = (model.onhost_inputs(rows + [r42]), model.onhost_inputs(rows + [r42], by_layout=True))
+    assert both[0] == inp and set(both[1]) == {("poisson7", "mpiaij", 8, 1), ("poisson7", "mpiaijhybrid", 8, 1), ("poisson7", "mpiaij", 4, 2)}
+    assert model.onhost_input(both, dict(rows[2], threads=2))["mult_s"] == 4e-4  # 4 ranks on 2 hosts, 2 threads each
+    assert model.onhost_input(both, dict(rows[2], threads=1))["mult_s"] == 1e-3
+    assert model.onhost_input((inp, model.onhost_inputs(rows, by_layout=True)), dict(rows[2], threads=2))["mult_s"] == 1e-3
     assert inp[("poisson7", "mpiaij")]["mult_s"] == 1e-3 and inp[("poisson7", "mpiaij")]["nnz"] == 2_000_000
     assert inp[("poisson7", "mpiaij")]["cg_rest_s"] == pytest.approx((0.05 - 2e-4) / 10 - 1e-3 - 3e-4)
     assert inp[("poisson7", "mpiaijhybrid")]["cg_rest_s"] is None

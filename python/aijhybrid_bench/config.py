@@ -50,7 +50,8 @@ DEFAULTS = {
                "max_it": 5000, "matrices": None, "variants": None},
     # preconditioner setups (bench/pcsetup.py, issue 27): methods (label, ksp, pc, options; pc_parallel,
     # options_parallel on several ranks; rtol, max_it; variants: the labels a method runs with; opt_in: the
-    # options are the plugin's that a user must ask for, shown against baseline_method's aij, never judged) x the
+    # options are the plugin's that a user must ask for, shown against baseline_method's aij, never judged;
+    # setup_repeats: setups more without solves after each timed one, the round's setup their median) x the
     # measured variants, a new KSP each round: KSPSetUp + KSPSetUpOnBlocks and one KSPSolve timed, PETSc's
     # events of each; warmup_rounds not recorded; "matrices": labels to restrict it to; None: DEFAULT_METHODS
     "setup": {"enabled": False, "methods": None, "rounds": 3, "warmup_rounds": 1, "rtol": 1e-8, "max_it": 2000, "matrices": None},

@@ -7,7 +7,9 @@ block Jacobi + ILU where one rank runs ILU) and every measured variant (``varian
 method is restricted to; aij, PETSc's own kernels, runs only on groups of one thread per rank), rounds
 of: a new KSP on the variant's matrix (vectors from MatCreateVecs: hybrid for aijhybrid), KSPSetUp +
 KSPSetUpOnBlocks timed between barriers (PCSetUp, with PCBJACOBI's block factorizations), then one
-KSPSolve from x = 0 timed; PETSc's event times of each phase from the combination's own log stage as
+KSPSolve from x = 0 timed (a method's ``setup_repeats`` setups more without solves right after, for the
+short ones, ILU's: the round's setup time is the median of its setups, ``setup_first_s`` the first);
+PETSc's event times of each phase from the combination's own log stage as
 differences (the slowest rank's per event; nested events are inclusive). In a paired job (a threaded
 layout with its pure-MPI baseline in the same job, aijhybrid_bench.job) the baseline's combinations
 ('aij@2x1') run in the same rounds on their group of ranks, the others waiting. The combinations
@@ -56,9 +58,14 @@ CONTAINERS = ("KSPSetUp", "PCSetUp", "PCSetUpOnBlocks", "KSPSolve", "PCSetUp_GAM
               "PCGAMGCreateL", "GAMG PtAP", "GAMG smooth", "MatPtAP", "MatMatMult", "MatTrnMatMult", "MatTransposeMatMult", "PCGAMGGraph_AGG",
               "PCGAMGCoarse_AGG", "PCGAMGProl_AGG", "PCGAMGPOpt_AGG", "MatProductSymbolic", "MatProductNumeric", "KSPSolve_EST",
               "PCGAMG Squ l00", "GAMG MIS/Agg", "MatCoarsen", "MatLUFactorNum", "MatCholFctrNum", "KSPGMRESOrthog", "VecNormalize") + tuple("PCGAMG %s l%02d" % (k, lev) for k in ("Gal", "Opt") for lev in range(4))
+# the events that hold the plugin's own events where those ran (aijhybrid's products and transposes: their
+# shares are then inclusive), leaves otherwise (PETSc's aij)
+HOLDS = {"MatPtAPSymbolic": ("AIJHybSpGEMMSym",), "MatMatMultSym": ("AIJHybSpGEMMSym",), "MatTrnMatMultSym": ("AIJHybSpGEMMSym",),
+         "MatPtAPNumeric": ("AIJHybSpGEMMNum",), "MatMatMultNum": ("AIJHybSpGEMMNum",), "MatTrnMatMultNum": ("AIJHybSpGEMMNum",),
+         "MatTranspose": ("AIJHybProdTransp",)}
 DEFAULT_METHODS = [
     {"label": "cg+gamg", "ksp": "cg", "pc": "gamg"},
-    {"label": "gmres+ilu0", "ksp": "gmres", "pc": "ilu", "pc_parallel": "bjacobi", "options_parallel": "-sub_pc_type ilu"},
+    {"label": "gmres+ilu0", "ksp": "gmres", "pc": "ilu", "pc_parallel": "bjacobi", "options_parallel": "-sub_pc_type ilu", "setup_repeats": 4},
 ]
 # the events that are the setup itself (their share is ~100%)
 OWN_SETUP = ("KSPSetUp", "PCSetUp", "PCSetUp_GAMG+")
@@ -203,7 +210,11 @@ def measure_setup(PETSc, MPI, world, variants, cfg, log, run_on=None, equivalent
                     c.rec.update(status="error", reason="%s: %s" % (type(e).__name__, e))
                     return
                 if r >= 0 and timed:
-                    c.rec["rounds"].append(dict(rec, after=after))
+                    # a short setup (ILU: 0.1-0.3 s, two modes on some machines) gets more samples: the method's
+                    # setup_repeats setups more, without solves, right after; the round's setup is their median
+                    first = rec["setup_s"]
+                    extra = [_one(PETSc, MPI, c.v.group.comm, c, cfg, c.v.group.size > 1, solve=False)["setup_s"] for _ in range(int(c.method.get("setup_repeats", 0)))]
+                    c.rec["rounds"].append(dict(rec, after=after, setup_first_s=first, setup_repeats_s=extra, setup_s=_median([first] + extra)))
 
             run_on(c.v.group, one)
             after = "%s / %s%s" % (c.rec["method"], c.rec["variant"], "" if timed else " (untimed setup)")
@@ -273,7 +284,8 @@ def flatten_setup(jobs):
         base = row["pcsetup_s"] or row["setup_s"]
         row["shares"] = {n: v / base for n, v in ev.items()} if base else {}
         row["samples"] = len(rec["rounds"])
-        row["setup_samples_s"] = [x["setup_s"] for x in rec["rounds"]]
+        row["setup_samples_s"] = [x["setup_s"] for x in rec["rounds"]]  # per round: the median of its setups
+        row["setup_all_samples_s"] = [t for x in rec["rounds"] for t in [x.get("setup_first_s", x["setup_s"])] + x.get("setup_repeats_s", [])]
         row["solve_samples_s"] = [x["solve_s"] for x in rec["rounds"]]
         row["default"] = "aijhybrid" in row["type"] and not (row["options"] or "").strip() and not row["paired_of"] and not row["opt_in"]
         rows.append(row)
@@ -356,14 +368,21 @@ def events_above(row, threshold=SHARE_MIN):
 
 def events_table(rows, threshold=SHARE_MIN):
     """Per row: its events above threshold of PCSetUp with their shares (text lines; '*': an event
-    that holds others of the list, its share inclusive)."""
+    that holds others of the list in that row, its share inclusive: holds())."""
     out = []
     for r in sorted(rows, key=_order):
         if r.get("setup_s") is None:
             continue
         out.append("%s %s %s %s %s (PCSetUp %s s): %s" % (r["matrix"], _rows_label(r["rows"]), r["method"], r["layout"], r["variant"], _f(r["pcsetup_s"]),
-                                                        ", ".join("%s%s %.0f%%" % (k, "*" if k in CONTAINERS else "", 100 * v) for k, v, _ in events_above(r, threshold))))
+                                                        ", ".join("%s%s %.0f%%" % (k, "*" if holds(r, k) else "", 100 * v) for k, v, _ in events_above(r, threshold))))
     return out
+
+
+def holds(row, event):
+    """whether an event of a row holds others of the list: always (CONTAINERS), or where the plugin's own events it
+    calls ran in that row (HOLDS)"""
+    ev = row.get("setup_events_s") or {}
+    return event in CONTAINERS or any(ev.get(k) for k in HOLDS.get(event, ()))
 
 
 def setup_targets(rows):

@@ -106,11 +106,16 @@ def factor_info(pc, ph):
         return None
     if lib.KSPGetPC(ctypes.c_void_p(ksps[0]), ctypes.byref(sub)) or lib.PCFactorGetMatrix(sub, ctypes.byref(F)):
         return None
-
-    class Handle:  # what get_factor_info reads
-        handle = F.value
-
-    return ph.get_factor_info(Handle())
+    # a petsc4py Mat of the factor (petsc4py 3.18 has no PC.getBJacobiSubKSP): composed on the PC, queried back
+    # (petsc4py wraps a composed object by its class), the composition removed again
+    name = b"aijhybrid_bench_factor"
+    if lib.PetscObjectCompose(ctypes.c_void_p(pc.handle), name, F):
+        return None
+    try:
+        M = pc.query(name.decode())
+    finally:
+        lib.PetscObjectCompose(ctypes.c_void_p(pc.handle), name, None)
+    return ph.get_factor_info(M) if isinstance(M, PETSc.Mat) else None
 
 
 def choice(info):

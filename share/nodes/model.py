@@ -35,9 +35,11 @@ same matrix); then T = max(CPU + u relay, wire + own) + latencies (relay_core: r
 messages, u = 1 for rendezvous or CPU >= wire, else CPU / wire; own the relaying rank's share of the product).
 B_s is the probe's on-host ping-pong bandwidth (5 GB/s stated for records without it).
 tau_mt, the CPU time per nonzero of matrix m and type t (aij, aijhybrid), is MEASURED, not fitted: the on-host
-run (8 ranks on one host: shared memory, no network) of the same matrix and type, its fixed cost per product c_t
-taken off, divided by its nonzeros (onhost_inputs, cpu_time); it includes that run's shared-memory exchange and
-eight ranks on two cores. The on-host rows are therefore inputs: predicted as their own times, not counted.
+run (every rank on one host: shared memory, no network) of the same matrix and type with as many ranks and threads
+as the configuration (8 x 1 for the 2x1 layouts, 4 x 2 for the 1x2 ones: 8 ranks on 2 cores switch far more than
+4), its fixed cost per product c_t taken off, divided by its nonzeros (onhost_inputs, onhost_input, cpu_time); it
+includes that run's shared-memory exchange and its oversubscription of the cores. Records without the 4 x 2 run use
+the 8 x 1 one for every layout. The on-host rows are therefore inputs: predicted as their own times, not counted.
 c_t is a fixed CPU cost per product of each type (what does not scale with nonzeros; the small `counts` matrices,
 30-200 us products, show it); beta the CPU time per byte on the wire (the kernel's TCP work runs on the same cores).
 "waiting": Open MPI's TCP rendezvous (messages above the eager limit) sends its clear-to-send back on the same TCP
@@ -505,22 +507,32 @@ def predict_here(f, q, B):
     return tm, tc
 
 
-def onhost_inputs(rows):
-    """the on-host run's measurements (every rank on one host: shared memory only, no network), per (matrix, type):
-    its MatMult time, nonzeros and rows, and the time of a CG iteration besides its product and its three reductions
-    (cg_rest_s: (solve - 2 reductions) / iterations - product - 3 reductions, with the job's own reduction time)"""
+def onhost_inputs(rows, by_layout=False):
+    """the on-host runs' measurements (every rank on one host: shared memory only, no network), per (matrix, type),
+    or per (matrix, type, ranks, threads) with by_layout: its MatMult time, nonzeros and rows, and the time of a CG
+    iteration besides its product and its three reductions (cg_rest_s: (solve - 2 reductions) / iterations - product -
+    3 reductions, with the job's own reduction time). Per (matrix, type), the run with the most ranks (the reference:
+    the layout with one thread per rank)."""
     out = {}
-    for r in rows:
-        if len(set(r["host_of_rank"])) != 1 or not r.get("mult_s"):
-            continue
-        key = (r["matrix"], r["type"])
+    for r in sorted((r for r in rows if len(set(r["host_of_rank"])) == 1 and r.get("mult_s")), key=lambda r: -len(r["host_of_rank"])):
+        key = (r["matrix"], r["type"]) + ((len(r["host_of_rank"]), r.get("threads") or 1) if by_layout else ())
         if key in out:
-            continue  # one on-host run; the first row of a key
+            continue  # one on-host run per key: the first row of it
         rest = None
         if r.get("cg_solve_s") and r.get("cg_its") and r.get("allreduce_s") is not None:
             rest = max(0.0, (r["cg_solve_s"] - 2 * r["allreduce_s"]) / r["cg_its"] - r["mult_s"] - 3 * r["allreduce_s"])
-        out[key] = {"mult_s": r["mult_s"], "nnz": sum(r["rank_nnz"]), "rows": sum(r["rank_rows"]), "cg_rest_s": rest}
+        out[key] = {"mult_s": r["mult_s"], "nnz": sum(r["rank_nnz"]), "rows": sum(r["rank_rows"]), "cg_rest_s": rest,
+                    "layout": "%dx%d" % (len(r["host_of_rank"]), r.get("threads") or 1)}
     return out
+
+
+def onhost_input(inputs, row):
+    """the CPU input of a measured configuration: the on-host run of its matrix and type with as many ranks and threads
+    (the same oversubscription of this machine's cores: 8 ranks on 2 cores switch far more than 4), else the reference
+    on-host run (onhost_inputs; records before the per-layout on-host runs); inputs: the pair
+    (onhost_inputs(rows), onhost_inputs(rows, by_layout=True))"""
+    ref, lay = inputs
+    return lay.get((row["matrix"], row["type"], len(row["host_of_rank"]), row.get("threads") or 1)) or ref.get((row["matrix"], row["type"]))
 
 
 def probe_bandwidth(probe):
@@ -632,8 +644,8 @@ def fit_and_validate(result):
     rows = [r for r in result.get("rows", []) if r.get("mult_s")]
     if not rows or "error" in result.get("probe", {"error": 1}):
         return {"error": "no timed configurations or no probe"}
-    inputs = onhost_inputs(rows)
-    missing = sorted({"%s %s" % (r["matrix"], r["type"]) for r in rows if (r["matrix"], r["type"]) not in inputs})
+    inputs = (onhost_inputs(rows), onhost_inputs(rows, by_layout=True))
+    missing = sorted({"%s %s" % (r["matrix"], r["type"]) for r in rows if (r["matrix"], r["type"]) not in inputs[0]})
     if missing:
         return {"error": "no on-host run (every rank on one host) of %s: the CPU input of its products" % ", ".join(missing)}
     rates = {r["label"]: r.get("rate_bps") for r in result["runs"]}
@@ -647,7 +659,7 @@ def fit_and_validate(result):
     cores = (result.get("machine") or {}).get("cores")
     for r in rows:
         f = row_figures(r, basic.get((r["run"], r["matrix"])), cores)
-        f["onhost"] = inputs[(r["matrix"], r["type"])]
+        f["onhost"] = onhost_input(inputs, r)
         figs.append((r, f, B[rates[r["run"]]]))
     bs = probe_intra_bandwidth(result["probe"])
     q0 = dict(FIT_START, B_s=bs or B_S_STATED, allreduce=probe_allreduce(result["probe"]))
@@ -681,9 +693,11 @@ def fit_and_validate(result):
                              "model_says_faster": b["mult_pred_s"] / r["mult_pred_s"] > 1.05, "measured_faster": b["mult_s"] / r["mult_s"] > 1.0})
     first_label = result.get("rate")
     says = [w for w in wins if w["model_says_faster"] and w["rate"] == first_label]
-    cpu = {"%s %s" % k: cpu_per_nnz(v, k[1], q) for k, v in sorted(inputs.items())}
+    cpu = {"%s %s" % k: cpu_per_nnz(v, k[1], q) for k, v in sorted(inputs[0].items())}
+    cpu_layout = {"%s %s %dx%d" % k: cpu_per_nnz(v, k[1], q) for k, v in sorted(inputs[1].items())}
     q_out = dict(q, B_first=B[first], B_s_source="probe pingpong_intra" if bs else "stated (no on-host ping-pong in the probe)",
-                 relays_assumed=sorted({"%s %s" % (r["run"], r["matrix"]) for r, f, b in figs if f.get("relay_assumed")}), B_all={str(k): v for k, v in B.items()}, allreduce={str(k): v for k, v in q["allreduce"].items()}, cpu_per_nnz=cpu)
+                 relays_assumed=sorted({"%s %s" % (r["run"], r["matrix"]) for r, f, b in figs if f.get("relay_assumed")}), B_all={str(k): v for k, v in B.items()}, allreduce={str(k): v for k, v in q["allreduce"].items()}, cpu_per_nnz=cpu,
+                 cpu_per_nnz_layout=cpu_layout)
     targets = [
         {"target": "model within 25% of the measured MatMult times of each matrix, fitted without that matrix (the on-host run is an input)", "met": held_m[1] > 0 and held_m[0] == held_m[1], "value": "%d of %d" % tuple(held_m)},
         {"target": "model within 25% of the measured CG + Jacobi solve times (none fitted; the on-host run's are inputs)", "met": cg[1] > 0 and cg[0] == cg[1], "value": "%d of %d" % tuple(cg)},

@@ -293,8 +293,12 @@ def main(argv=None):
                     runs.append(run_worker(hosts, "counts-" + lay, "counts", args.counts, lay, rph, th, args.build, tmp, args, args.rounds, args.cg_its, 20))
                 for lay, rph, th in LAYOUTS:
                     runs.append(run_worker(hosts, "large-" + lay, "large", args.large, lay, rph, th, args.build, tmp, args, args.rounds, args.cg_its, 5))
-                # this machine's on-host exchange: every rank on one host (shared memory only)
-                runs.append(run_worker(hosts, "onhost-8x1", "onhost", args.large, "8x1", 8, 1, args.build, tmp, args, args.rounds, args.cg_its, 5, variants="aij,hybrid", nhosts=1))
+                # this machine's on-host exchange: every rank of each layout on one host (shared memory only), the
+                # CPU input of the model for the configurations with as many ranks and threads
+                for lay, rph, th in LAYOUTS:
+                    n = rph * hosts.n
+                    runs.append(run_worker(hosts, "onhost-%dx%d" % (n, th), "onhost", args.large, "%dx%d" % (n, th), n, th, args.build, tmp, args, args.rounds, args.cg_its, 5,
+                                           variants="aij,hybrid", nhosts=1))
                 set_rate(hosts, args.slow_rate)
                 result["probe_slow"] = mpi_json(hosts, "probe.py", ["--reps", "10", "--sizes", "8,65536,1048576"], args.ranks_per_host, 1, args.build, os.path.join(tmp, "probe-slow.json"))
                 for lay, rph, th in LAYOUTS:

@@ -97,11 +97,12 @@ PetscErrorCode AIJHybridLevelsBuild(PetscInt n, const PetscInt start[], const Pe
     lv->order[count[level[i]]++] = i;
   }
   PetscCall(PetscCalloc1(nl * nthreads * nthreads, &lv->need));
-  /* the levels are independent from here on, so the nthreads threads share them (the same
-     schedule for any number of them): each level split into parts, then what each part needs of
-     the other threads, the levels of the parts its rows depend on (chain[] is reused for the part
-     of each row: a level's rows are set by its splitter, after splitting, and read by the
-     needs of later levels, after the barrier) */
+  /* the levels are independent from here on, so the threads of this region share them out (the
+     schedule of nthreads parts per level does not depend on how many threads OpenMP gives the
+     region, nor on which level each computes): each level split into parts, then what each part
+     needs of the other threads, the levels of the parts its rows depend on (chain[] is reused for
+     the part of each row: a level's rows are set by its splitter, after splitting, and read by
+     the needs of later levels, after the barrier) */
   {
     PetscInt maxwidth = 0;
 

@@ -53,7 +53,7 @@ static PetscErrorCode SameCSR(Mat A, Mat B, PetscBool *same)
 static PetscErrorCode SameBits(Mat A, Mat H, PetscBool *arrays, PetscBool *equal)
 {
   PetscMPIInt size;
-  PetscBool   same, all;
+  PetscBool   same;
   Mat         C;
 
   PetscFunctionBeginUser;
@@ -71,8 +71,12 @@ static PetscErrorCode SameBits(Mat A, Mat H, PetscBool *arrays, PetscBool *equal
     PetscCall(MatGetSize(Ao, NULL, &nghost));
     if (same) same = (PetscBool)(!memcmp(ag, hg, sizeof(PetscInt) * nghost));
   }
-  PetscCallMPI(MPI_Allreduce(&same, &all, 1, MPIU_BOOL, MPI_LAND, PETSC_COMM_WORLD));
-  *arrays = all;
+  { /* an int, not MPIU_BOOL (deprecated since PETSc 3.24) */
+    int mine = (int)same, all;
+
+    PetscCallMPI(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, PETSC_COMM_WORLD));
+    *arrays = (PetscBool)(all != 0);
+  }
   PetscCall(MatConvert(H, MATAIJ, MAT_INITIAL_MATRIX, &C));
   PetscCall(MatEqual(A, C, equal));
   PetscCall(MatDestroy(&C));
