@@ -20,6 +20,10 @@ PETSC_EXTERN PetscErrorCode MatCoarsenCreate_MISK(MatCoarsen);
 
 static PetscErrorCode (*MatCoarsenApply_MISK_Saved)(MatCoarsen) = NULL;
 static PetscLogEvent MATAIJHYBRID_Coarsen;
+/* the smallest graph whose first MIS (in GAMG's shuffled order) runs in rounds: the serial sweep's
+   random row accesses are what the rounds save, and a graph in cache has few; the coarser graphs'
+   MIS (natural order, rows in memory order) is the sweep's */
+#define AIJHYBRID_MIS_ROUNDS_MIN 131072
 
 /* the aggregates of graph G (seqaijhybrid, n rows) at distance k for the greedy order perm (NULL: 0..n-1) */
 static PetscErrorCode MatCoarsenApply_AIJHybrid_Seq(Mat G, PetscInt k, IS perm, PetscCoarsenData **a_lists)
@@ -44,9 +48,9 @@ static PetscErrorCode MatCoarsenApply_AIJHybrid_Seq(Mat G, PetscInt k, IS perm, 
     const PetscInt *ai = it ? ci : gi, *aj = it ? cj : gj;
     PetscInt        nsel;
 
-    /* MISK: the ordering on the first MIS, the natural order on the coarser graphs; in rounds on the
-       threads where the graph's pattern is symmetric (GAMG's graphs are), else the serial sweep: the same roots */
-    nsel   = nt > 1 ? AIJHybridMISGreedyRounds(cn, ai, aj, it ? NULL : perm_ix, nt, misw, root, stats) : -2;
+    /* MISK: the ordering on the first MIS, the natural order on the coarser graphs; the first of a large
+       graph in rounds on the threads where its pattern is symmetric (GAMG's graphs are), else the serial sweep: the same roots */
+    nsel   = nt > 1 && !it && perm_ix && cn >= AIJHYBRID_MIS_ROUNDS_MIN ? AIJHybridMISGreedyRounds(cn, ai, aj, it ? NULL : perm_ix, nt, misw, root, stats) : -2;
     rounds = nsel != -2;
     if (!rounds) nsel = AIJHybridMISGreedy(cn, ai, aj, it ? NULL : perm_ix, root);
     PetscCheck(nsel >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The greedy ordering has an entry outside 0..%" PetscInt_FMT, cn - 1);
