@@ -59,7 +59,8 @@ static PetscBool RowHas(const PetscInt *ai, const PetscInt *aj, PetscInt i, Pets
   return PETSC_FALSE;
 }
 
-/* st[v] of a vertex still open: MIS_ROOT when none of its neighbours earlier in the order is a root and every one is decided, MIS_OUT when one is a root, else (still waiting) MIS_OPEN */
+/* the state of open vertex v: MIS_OUT when a neighbour earlier in the order is a root, MIS_ROOT when
+   every earlier one is decided and none is a root, else (still waiting) MIS_OPEN */
 static PetscInt MISDecide(PetscInt v, const PetscInt *ai, const PetscInt *aj, const PetscInt *pos, const PetscInt *st)
 {
   PetscBool wait = PETSC_FALSE;
@@ -88,17 +89,18 @@ static PetscInt MISDecide(PetscInt v, const PetscInt *ai, const PetscInt *aj, co
   Shun, "Greedy sequential maximal independent set and matching are parallel on average", 2012: few
   rounds for a random order, which GAMG's shuffle gives); a round decides in place, so a decision
   made in it counts for the vertices after it; when a round decides fewer than 1/64 of the vertices
-  still open (long chains of dependences) the serial sweep in the order decides the rest (every earlier vertex is decided when it comes). Each decision is the
-  rule's, so neither the thread count nor where the rounds stop changes the result. work: 2 n
-  entries; stats (2 entries, or NULL): the rounds run and the vertices the serial sweep decided. Returns the number of roots; -1 if perm has an entry outside 0..n-1; -2 if perm is not a
-  permutation, a row is not sorted or the pattern is not symmetric (the caller then takes
-  AIJHybridMISGreedy, which needs none of these).
+  still open (long chains of dependences) the serial sweep in the order decides the rest (every
+  earlier vertex is decided when it comes). Each decision is the rule's, so neither the thread count
+  nor where the rounds stop changes the result. work: 2 n entries; stats (2 entries, or NULL): the
+  rounds run and the vertices the serial sweep decided. Returns the number of roots; -1 if perm has
+  an entry outside 0..n-1; -2 if perm is not a permutation, a row is not sorted or the pattern is not
+  symmetric (the caller then takes AIJHybridMISGreedy, which needs none of these).
 */
 PetscInt AIJHybridMISGreedyRounds(PetscInt n, const PetscInt *ai, const PetscInt *aj, const PetscInt *perm, PetscInt nt, PetscInt *work, PetscInt *root, PetscInt *stats)
 {
   PetscInt *pos = work, *st = work + n, bad = 0, open = 0, nsel = 0, nrounds = 0, swept = 0;
 
-  if (perm) {
+  if (perm) { /* pos[v]: the place of v in the order */
 #pragma omp        parallel for num_threads(nt) schedule(static) reduction(max : bad)
     for (PetscInt k = 0; k < n; k++) {
       if (perm[k] < 0 || perm[k] >= n) bad = 2;
