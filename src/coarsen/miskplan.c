@@ -78,6 +78,29 @@ static PetscInt MISDecide(PetscInt v, const PetscInt *ai, const PetscInt *aj, co
   return wait ? MIS_OPEN : MIS_ROOT;
 }
 
+/* pos[v] = the place of v in the order perm (NULL: v); 0, -1 for an entry outside 0..n-1, -2 if perm is no permutation */
+static PetscInt MISPlaces(PetscInt n, const PetscInt *perm, PetscInt nt, PetscInt *pos)
+{
+  PetscInt bad = 0;
+
+#pragma omp        parallel for num_threads(nt) schedule(static) reduction(max : bad)
+  for (PetscInt k = 0; k < n; k++) {
+    const PetscInt v = perm ? perm[k] : k;
+
+    if (v < 0 || v >= n) bad = 1;
+    else {
+#pragma omp atomic write
+      pos[v] = k;
+    }
+  }
+  if (bad) return -1;
+  if (!perm) return 0;
+#pragma omp parallel for num_threads(nt) schedule(static) reduction(max : bad)
+  for (PetscInt k = 0; k < n; k++)
+    if (pos[perm[k]] != k) bad = 1; /* a vertex listed twice: another is not listed */
+  return bad ? -2 : 0;
+}
+
 /*
   AIJHybridMISGreedyRounds - AIJHybridMISGreedy's result on nt threads, the same for any nt, for a
   graph whose rows are sorted and whose pattern is symmetric, and a greedy order that is a
@@ -100,24 +123,8 @@ PetscInt AIJHybridMISGreedyRounds(PetscInt n, const PetscInt *ai, const PetscInt
 {
   PetscInt *pos = work, *st = work + n, bad = 0, open = 0, nsel = 0, nrounds = 0, swept = 0;
 
-  if (perm) { /* pos[v]: the place of v in the order */
-#pragma omp        parallel for num_threads(nt) schedule(static) reduction(max : bad)
-    for (PetscInt k = 0; k < n; k++) {
-      if (perm[k] < 0 || perm[k] >= n) bad = 2;
-      else {
-#pragma omp atomic write
-        pos[perm[k]] = k;
-      }
-    }
-    if (bad) return -1;
-#pragma omp parallel for num_threads(nt) schedule(static) reduction(max : bad)
-    for (PetscInt k = 0; k < n; k++)
-      if (pos[perm[k]] != k) bad = 1; /* a vertex listed twice: another is not listed */
-  } else {
-#pragma omp parallel for num_threads(nt) schedule(static)
-    for (PetscInt k = 0; k < n; k++) pos[k] = k;
-  }
-  if (bad) return -2;
+  bad = MISPlaces(n, perm, nt, pos);
+  if (bad) return bad;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1024) reduction(max : bad) reduction(+ : open)
   for (PetscInt i = 0; i < n; i++) {
     for (PetscInt q = ai[i]; q < ai[i + 1]; q++) {
