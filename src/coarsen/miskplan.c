@@ -81,24 +81,25 @@ static PetscInt MISDecide(PetscInt v, const PetscInt *ai, const PetscInt *aj, co
 /* pos[v] = the place of v in the order perm (NULL: v); 0, -1 for an entry outside 0..n-1, -2 if perm is no permutation */
 static PetscInt MISPlaces(PetscInt n, const PetscInt *perm, PetscInt nt, PetscInt *pos)
 {
-  PetscInt bad = 0;
+  PetscInt bad = 0, dup = 0;
 
-#pragma omp        parallel for num_threads(nt) schedule(static) reduction(max : bad)
-  for (PetscInt k = 0; k < n; k++) {
-    const PetscInt v = perm ? perm[k] : k;
+#pragma omp parallel num_threads(nt)
+  {
+#pragma omp for schedule(static) reduction(max : bad)
+    for (PetscInt k = 0; k < n; k++) {
+      const PetscInt v = perm ? perm[k] : k;
 
-    if (v < 0 || v >= n) bad = 1;
-    else {
+      if (v < 0 || v >= n) bad = 1;
+      else {
 #pragma omp atomic write
-      pos[v] = k;
-    }
+        pos[v] = k;
+      }
+    } /* implicit barrier: bad is every thread's */
+#pragma omp for schedule(static) reduction(max : dup)
+    for (PetscInt k = 0; k < n; k++)
+      if (perm && !bad && pos[perm[k]] != k) dup = 1; /* a vertex listed twice: another is not listed */
   }
-  if (bad) return -1;
-  if (!perm) return 0;
-#pragma omp parallel for num_threads(nt) schedule(static) reduction(max : bad)
-  for (PetscInt k = 0; k < n; k++)
-    if (pos[perm[k]] != k) bad = 1; /* a vertex listed twice: another is not listed */
-  return bad ? -2 : 0;
+  return bad ? -1 : (dup ? -2 : 0);
 }
 
 /*
