@@ -959,7 +959,16 @@ def test_precond_choice_audit():
     rows, summary = P.choice_audit(recs)
     assert [(r["job"], r["verdict"]) for r in rows] == [(0, "right"), (1, "wrong")], rows
     assert rows[1]["cost"] == pytest.approx(1.0) and summary[0]["same_decision"] is False and summary[0]["wrong"] == 1
-    assert [t["met"] for t in P.report_choice_targets(summary)] == [False, False]
+    # the cost is paired by inner round: two rounds are too few for an interval at the level, so the
+    # cost line is not resolved, whatever its value; the decision line is judged
+    assert rows[1]["paired_rounds"] == 2 and rows[1]["cost_verdict"] == "not resolved"
+    report = bench_module("report")
+    assert [report.verdict_of(t) for t in P.report_choice_targets(summary)] == ["not resolved", "missed"]
+    # with 7 inner rounds (a 98% interval) a 100% cost is missed
+    seven = lambda x: dict(x, samples=dict(x["samples"], pc_apply_s=[x["pc_apply_s"]] * 7, choice=[x["samples"]["choice"][0]] * 7))  # noqa: E731
+    rows, summary = P.choice_audit([seven(x) for x in recs])
+    assert rows[1]["paired_rounds"] == 7 and rows[1]["cost_verdict"] == "missed" and rows[0]["cost_verdict"] == "met"
+    assert [report.verdict_of(t) for t in P.report_choice_targets(summary)] == ["missed", "missed"]
 
 
 @needs_build
