@@ -64,7 +64,7 @@ OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SRC))
 HDR := $(wildcard include/*.h src/*.h src/*/*.h src/*/*.inc)
 EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/ex*.c))
 # pure unit tests built from their sources (no plugin library): tests/unit/<name>.c
-PURE_UNIT := test_partition test_nodeplan test_veckernels test_levels test_cmrcm test_sor test_numeric test_choice test_blocks test_csrentry test_spgemm
+PURE_UNIT := test_partition test_nodeplan test_veckernels test_levels test_cmrcm test_sor test_numeric test_choice test_blocks test_csrentry test_spgemm test_misk
 # C tests built against PETSc alone (not linked with the plugin; they load it with -dll_append when asked)
 PETSC_UNIT := native_probe native_vectors
 UNIT     := $(patsubst %,$(BUILD)/tests/%,$(PURE_UNIT) $(PETSC_UNIT)) $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(filter-out $(patsubst %,tests/unit/%.c,$(PURE_UNIT) $(PETSC_UNIT)),$(wildcard tests/unit/*.c)))
@@ -168,6 +168,11 @@ $(BUILD)/tests/test_spgemm: tests/unit/test_spgemm.c tests/unit/unitcheck.h src/
 	@mkdir -p $(dir $@)
 	@echo "  CC   tests/unit/test_spgemm.c"
 	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) tests/unit/test_spgemm.c src/kernels/spgemm.c -o $@ $(LIBPETSC) $(OPENMP)
+# the coarsener's greedy MIS (src/coarsen/miskplan.c): the threaded rounds against the serial sweep
+$(BUILD)/tests/test_misk: tests/unit/test_misk.c tests/unit/unitcheck.h src/coarsen/miskplan.c src/coarsen/miskplan.h
+	@mkdir -p $(dir $@)
+	@echo "  CC   tests/unit/test_misk.c"
+	@$(PCC) $(CPPFLAGS_AH) $(CFLAGS_AH) tests/unit/test_misk.c src/coarsen/miskplan.c -o $@ $(LIBPETSC) $(OPENMP)
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/unitcheck.h tests/unit/compareaij.h $(LIBNAME) include/petscaijhybrid.h
 	@mkdir -p $(dir $@)
 	@echo "  CC   $<"

@@ -340,8 +340,11 @@ M*/
 -  -mat_coarsen_misk_distance k - the distance, as `MATCOARSENMISK`
 
    Notes:
-   On one rank with a `MATSEQAIJHYBRID` graph the MIS runs on the graph's arrays, the aggregation
-   matrices are maps, the graph of the next MIS (the pattern of MISK's `MatPtAP()`) and the lists are
+   On one rank with a `MATSEQAIJHYBRID` graph the MIS runs on the graph's arrays (the first MIS of a
+   large graph with a greedy ordering, `PCGAMG`'s shuffled one, on several threads where the graph's
+   pattern is symmetric, as `PCGAMG`'s graphs are: the roots decided in rounds, each vertex once its
+   neighbours earlier in the ordering are, which gives the serial sweep's roots; `-info` reports the
+   rounds), the aggregation matrices are maps, the graph of the next MIS (the pattern of MISK's `MatPtAP()`) and the lists are
    made with the graph's threads (`MatAIJHybridGetNumThreads()`), the same for any thread count. For
    any other graph the coarsener is `MATCOARSENMISK` itself. The distance, options and view are MISK's
    (`MatCoarsenMISKSetDistance()`). `PCGAMG` chooses its coarsener only from the options database, so

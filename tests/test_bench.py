@@ -221,6 +221,48 @@ def test_smoke_setups(smoke):
     assert "| poisson7 2.2k | gmres+ilu0 | 1x2 | aijhybrid:vector:nnz |" in stdout
 
 
+def test_setup_repeats_interleave_the_variants(monkeypatch):
+    """pcsetup.measure_setup: a method's setup_repeats run after the method's timed runs of the round, in
+    passes that interleave its variants setup by setup (model.round_order of the pass), so that a slow
+    period of the machine falls on the variants alike; each round's setup is the median of its own
+    setups; a variant whose repeat fails is marked failed, the others go on. (PETSc faked: the order of
+    the setups is what is checked.)"""
+    import types
+
+    P = bench_module("pcsetup")
+    calls = []
+
+    def fake_one(PETSc, MPI, comm, c, cfg, parallel, solve=True):
+        calls.append((c.rec["method"], c.rec["variant"], solve))
+        if c.rec["variant"] == "bad" and not solve and len([x for x in calls if x[1] == "bad"]) > 3:
+            raise RuntimeError("repeat failed")
+        t = {"a": 1.0, "b": 2.0, "bad": 3.0}[c.rec["variant"]] + 0.01 * len(calls)
+        return {"setup_s": t, "solve_s": 0.5, "iterations": 3, "reason": 2, "setup_events": {}, "solve_events": {}}
+
+    monkeypatch.setattr(P, "_one", fake_one)
+    group = types.SimpleNamespace(threads=1, ranks=1, size=1, comm=None)
+    variants = [types.SimpleNamespace(label=lab, spec={"type": "aijhybrid"}, group=group) for lab in ("a", "b")]
+    PETSc = types.SimpleNamespace(Log=types.SimpleNamespace(Stage=lambda name: types.SimpleNamespace(id=0)))
+    cfg = {"rounds": 2, "warmup_rounds": 0, "methods": [{"label": "gamg", "ksp": "cg", "pc": "gamg"}, {"label": "ilu", "ksp": "gmres", "pc": "ilu", "setup_repeats": 2}]}
+    recs = {(r["method"], r["variant"]): r for r in P.measure_setup(PETSc, None, None, variants, cfg, lambda *a: None)}
+    ilu0 = [x for x in calls[:10] if x[0] == "ilu"]  # round 0 (gamg, then ilu): its primer, the two timed runs, then two passes of repeats
+    assert [x[2] for x in ilu0] == [False, True, True, False, False, False, False], ilu0
+    timed = [x[1] for x in ilu0 if x[2]][:2]
+    reps = [x[1] for x in ilu0[3:]]
+    assert sorted(reps[:2]) == sorted(reps[2:]) == ["a", "b"] and reps[:2] == reps[2:][::-1], reps  # each pass has both, in both orders
+    assert set(timed) == {"a", "b"}
+    for v in ("a", "b"):
+        assert len(recs[("ilu", v)]["rounds"]) == 2 and recs[("gamg", v)]["rounds"][0]["setup_repeats_s"] == []
+        for x in recs[("ilu", v)]["rounds"]:
+            assert len(x["setup_repeats_s"]) == 2 and x["setup_s"] == pytest.approx(sorted([x["setup_first_s"]] + x["setup_repeats_s"])[1])
+    # a repeat that fails: that variant is marked, the other keeps its samples
+    calls.clear()
+    variants.append(types.SimpleNamespace(label="bad", spec={"type": "aijhybrid"}, group=group))
+    recs = {(r["method"], r["variant"]): r for r in P.measure_setup(PETSc, None, None, variants, cfg, lambda *a: None)}
+    assert recs[("ilu", "bad")]["status"] == "error" and "repeat failed" in recs[("ilu", "bad")]["reason"]
+    assert recs[("ilu", "a")]["status"] == "ok" and all(len(x["setup_repeats_s"]) == 2 for x in recs[("ilu", "a")]["rounds"])
+
+
 def test_setup_events_table_marks_what_holds_other_events():
     """pcsetup.events_table(): '*' beside an event that holds others of the list: PETSc's containers always,
     MatTranspose / MatPtAPSymbolic / MatMatMultNum only in a row where the plugin's own event they call ran
@@ -917,7 +959,16 @@ def test_precond_choice_audit():
     rows, summary = P.choice_audit(recs)
     assert [(r["job"], r["verdict"]) for r in rows] == [(0, "right"), (1, "wrong")], rows
     assert rows[1]["cost"] == pytest.approx(1.0) and summary[0]["same_decision"] is False and summary[0]["wrong"] == 1
-    assert [t["met"] for t in P.report_choice_targets(summary)] == [False, False]
+    # the cost is paired by inner round: two rounds are too few for an interval at the level, so the
+    # cost line is not resolved, whatever its value; the decision line is judged
+    assert rows[1]["paired_rounds"] == 2 and rows[1]["cost_verdict"] == "not resolved"
+    report = bench_module("report")
+    assert [report.verdict_of(t) for t in P.report_choice_targets(summary)] == ["not resolved", "missed"]
+    # with 7 inner rounds (a 98% interval) a 100% cost is missed
+    seven = lambda x: dict(x, samples=dict(x["samples"], pc_apply_s=[x["pc_apply_s"]] * 7, choice=[x["samples"]["choice"][0]] * 7))  # noqa: E731
+    rows, summary = P.choice_audit([seven(x) for x in recs])
+    assert rows[1]["paired_rounds"] == 7 and rows[1]["cost_verdict"] == "missed" and rows[0]["cost_verdict"] == "met"
+    assert [report.verdict_of(t) for t in P.report_choice_targets(summary)] == ["missed", "missed"]
 
 
 @needs_build
@@ -963,7 +1014,7 @@ def test_precond_benchmark_runs(tmp_path):
     env["PYTHONPATH"] = str(ROOT / "python") + os.pathsep + env.get("PYTHONPATH", "")
     out = tmp_path / "precond.json"
     args = ["--matrices", "poisson7", "--rows", "4096", "--rounds", "1", "--inner-rounds", "1", "--batch-seconds", "0.02", "--layouts", "2x1,1x2",
-            "--solves", "gmres_ilu0", "--orderings", "natural", "--out", str(out)]
+            "--solves", "gmres_ilu0", "--orderings", "natural", "--aa-control", "--out", str(out)]
     p = subprocess.run([mpirun.PYTHON, str(ROOT / "share" / "bench" / "precond.py")] + args + (["--oversubscribe"] if (os.cpu_count() or 1) < 2 else []),
                        capture_output=True, text=True, timeout=300, env=env, cwd=str(ROOT))
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
@@ -976,6 +1027,11 @@ def test_precond_benchmark_runs(tmp_path):
         if s["type"].startswith("aijhybrid"):
             assert s["factor"]["nthreads"] == (2 if s["layout"] == "1x2" and s["type"] != "aijhybrid@1x1" else 1), (s["type"], s["layout"], s["factor"])
     assert [t for t in d["targets"] if t["target"].startswith("measured triangular solves of gmres_ilu0 natural vs fixed, 1 job(s)")], d["targets"]
+    # the audit's cost is paired by inner round, and each fixed alternative has its A/A control
+    assert {("aijhybrid:threaded:aa", "1x2"), ("aijhybrid:serial:aa", "1x2")} <= lay, lay
+    (row,) = [r for r in d["choice_audit"] if r["layout"] == "1x2"]
+    assert row["paired_rounds"] == 1 and set(row["aa_control"]) == {"threaded", "serial"}, row
+    assert row["cost_verdict"] == "not resolved" and not row["aa_within"]  # one round resolves nothing
 
 
 def test_choice_audit_cost_is_paired_by_round():
@@ -996,6 +1052,33 @@ def test_choice_audit_cost_is_paired_by_round():
     lo, hi, cover = model.median_interval(list(range(20)))
     assert 0 < lo < 9.5 < hi < 19 and cover >= 0.90 and lo == 20 - 1 - hi
     assert model.median_interval([]) == (None, None, None)
+
+
+def test_aa_control_leaves_cost_unresolved_when_wider_than_bound():
+    """report.aa_control: a job's paired cost is judged only where two instances of the better fixed
+    alternative (the same code, another object, paired by round) were shown to differ by less than the
+    cost bound; a control that spreads +-10% leaves a cost that looks met "not resolved" in the row, the
+    summary and the target line, the reason given; a tight control keeps the verdict."""
+    report = bench_module("report")
+    fixed = {"threaded": 1.0, "serial": 1.5}
+    paired = {"threaded": [0.001 * i for i in range(-3, 4)], "serial": [-0.3] * 7}  # 7 rounds: the extremes are a 98.4% interval
+    row = report.judge_job(["threaded"], 1.0, fixed, paired=paired)
+    assert row["verdict"] == "right" and row["cost_verdict"] == "met"
+    tight = report.aa_control(row, {"threaded": [0.002 * i for i in range(-3, 4)], "serial": [0.0] * 7})
+    assert tight["aa_within"] and tight["cost_verdict"] == "met" and tight["aa_control"]["threaded"]["rounds"] == 7
+    wide = report.aa_control(row, {"threaded": [-0.1, -0.05, 0.0, 0.01, 0.02, 0.05, 0.1], "serial": [0.0] * 7})
+    assert not wide["aa_within"] and wide["cost_verdict"] == "not resolved" and "A/A control" in wide["cost_verdict_reason"]
+    assert wide["aa_control"]["threaded"]["interval"] == [pytest.approx(-0.1), pytest.approx(0.1)]
+    # the serial control is wide as well, but serial is not the better one here: it does not decide
+    assert report.aa_control(row, {"threaded": [0.0] * 7, "serial": [-0.5, 0.5] * 3 + [0.0]})["cost_verdict"] == "met"
+    where = {"matrix": "m", "solve": "gmres_ilu0", "ordering": "natural", "layout": "1x2", "choice": "triangular solves"}
+    for rows, verdict in (([tight] * 3, "met"), ([tight, wide, tight], "not resolved")):
+        s = report.audit_summary(where, rows)
+        assert s["cost_verdict"] == verdict and s["aa_within"] == (verdict == "met")
+        line = next(t for t in report.choice_targets([s]) if "cost against" in t["target"])
+        assert report.verdict_of(line) == verdict and "A/A control" in line["detail"], line
+    # a control too short for the level (3 rounds: 75%) does not resolve either
+    assert not report.aa_control(row, {"threaded": [0.0] * 3, "serial": [0.0] * 3})["aa_within"]
 
 
 def test_median_interval_ranks():

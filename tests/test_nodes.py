@@ -213,6 +213,10 @@ def test_model_fit_recovers_its_parameters_and_holds_out_each_matrix():
     assert m["within_25"]["mult_fit"][1] == len(synth["rows"]) - len(onhost)
     fitted = [v for v in m["validation"] if v["mult_role"] != "input"]
     assert all(abs(v["mult_err"]) < 0.02 for v in fitted)
+    # each row names the on-host run its CPU input came from: the one with its ranks and threads where there is one
+    for v, r in zip(m["validation"], synth["rows"]):
+        own = "%dx%d" % (len(r["host_of_rank"]), r.get("threads") or 1)
+        assert v["cpu_input"] == (own if (r["matrix"], r["type"], len(r["host_of_rank"]), r.get("threads") or 1) in inputs[1] else inputs[0][(r["matrix"], r["type"])]["layout"]), (v, own)
     waits = {r["matrix"]: any(w > 0 for _, w in model.row_figures(r)["wire_hosts"]) for r in rows}
     # a matrix left out is predicted by the others' fit, except its rendezvous waiting when no other matrix has any
     seen = [v for v in fitted if m["rho_without"][v["matrix"]] is not None or not waits[v["matrix"]]]

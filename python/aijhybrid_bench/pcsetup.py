@@ -7,8 +7,9 @@ block Jacobi + ILU where one rank runs ILU) and every measured variant (``varian
 method is restricted to; aij, PETSc's own kernels, runs only on groups of one thread per rank), rounds
 of: a new KSP on the variant's matrix (vectors from MatCreateVecs: hybrid for aijhybrid), KSPSetUp +
 KSPSetUpOnBlocks timed between barriers (PCSetUp, with PCBJACOBI's block factorizations), then one
-KSPSolve from x = 0 timed (a method's ``setup_repeats`` setups more without solves right after, for the
-short ones, ILU's: the round's setup time is the median of its setups, ``setup_first_s`` the first);
+KSPSolve from x = 0 timed (a method's ``setup_repeats`` setups more without solves, for the short
+ones, ILU's: after the method's timed runs of the round, in passes that interleave its variants setup
+by setup; the round's setup time is the median of its setups, ``setup_first_s`` the first);
 PETSc's event times of each phase from the combination's own log stage as
 differences (the slowest rank's per event; nested events are inclusive). In a paired job (a threaded
 layout with its pure-MPI baseline in the same job, aijhybrid_bench.job) the baseline's combinations
@@ -197,8 +198,13 @@ def measure_setup(PETSc, MPI, world, variants, cfg, log, run_on=None, equivalent
         c.stage = PETSc.Log.Stage("setup_" + c.prefix)
     rounds, warm = int(cfg.get("rounds", 3)), int(cfg.get("warmup_rounds", 1))
     after = None  # the run just before (recorded with each round: an effect of the one before shows)
+
+    def failed(c, e):  # a method this PETSc or type cannot run
+        c.rec.update(status="error", reason="%s: %s" % (type(e).__name__, e))
+
     for r in range(-warm, rounds):
-        for i, timed in model.grouped_round_order([c.rec["method"] for c in combos], r):
+        order = model.grouped_round_order([c.rec["method"] for c in combos], r)
+        for pos, (i, timed) in enumerate(order):
             c = combos[i]
 
             def one(c=c, r=r, after=after, timed=timed):
@@ -206,18 +212,39 @@ def measure_setup(PETSc, MPI, world, variants, cfg, log, run_on=None, equivalent
                     return
                 try:
                     rec = _one(PETSc, MPI, c.v.group.comm, c, cfg, c.v.group.size > 1, solve=timed)
-                except Exception as e:  # a method this PETSc or type cannot run
-                    c.rec.update(status="error", reason="%s: %s" % (type(e).__name__, e))
-                    return
+                except Exception as e:
+                    return failed(c, e)
                 if r >= 0 and timed:
-                    # a short setup (ILU: 0.1-0.3 s, two modes on some machines) gets more samples: the method's
-                    # setup_repeats setups more, without solves, right after; the round's setup is their median
-                    first = rec["setup_s"]
-                    extra = [_one(PETSc, MPI, c.v.group.comm, c, cfg, c.v.group.size > 1, solve=False)["setup_s"] for _ in range(int(c.method.get("setup_repeats", 0)))]
-                    c.rec["rounds"].append(dict(rec, after=after, setup_first_s=first, setup_repeats_s=extra, setup_s=_median([first] + extra)))
+                    c.rec["rounds"].append(dict(rec, after=after, setup_first_s=rec["setup_s"], setup_repeats_s=[]))
 
             run_on(c.v.group, one)
             after = "%s / %s%s" % (c.rec["method"], c.rec["variant"], "" if timed else " (untimed setup)")
+            last_of_method = pos + 1 == len(order) or combos[order[pos + 1][0]].rec["method"] != c.rec["method"]
+            repeats = int(c.method.get("setup_repeats", 0))
+            if r >= 0 and last_of_method and repeats:
+                # a short setup (ILU: 0.1-0.3 s, two modes on some machines that last longer than one
+                # setup) gets more samples: the method's setup_repeats setups more of each variant, without
+                # solves, interleaved variant by variant (model.round_order of the pass), so that the
+                # variants draw from the same periods; the round's setup is the median of its setups
+                members = [k for k, t in order if t and combos[k].rec["method"] == c.rec["method"]]
+                for j in range(repeats):
+                    for k in model.round_order(members, j):
+                        ck = combos[k]
+
+                        def again(ck=ck):
+                            if ck.rec["status"] != "ok" or not ck.rec["rounds"]:
+                                return
+                            try:
+                                ck.rec["rounds"][-1]["setup_repeats_s"].append(_one(PETSc, MPI, ck.v.group.comm, ck, cfg, ck.v.group.size > 1, solve=False)["setup_s"])
+                            except Exception as e:
+                                return failed(ck, e)
+
+                        run_on(ck.v.group, again)
+                for k in members:
+                    x = combos[k].rec["rounds"][-1] if combos[k].rec["rounds"] else None
+                    if x is not None and combos[k].rec["status"] == "ok":
+                        x["setup_s"] = _median([x["setup_first_s"]] + x["setup_repeats_s"])
+                after = "%s (setup repeats)" % c.rec["method"]
         log("  setups: round %d/%d" % (r + 1, rounds) if r >= 0 else "  setups: warm-up round")
     for c in combos:
         summarize(c.rec)

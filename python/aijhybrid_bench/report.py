@@ -285,16 +285,22 @@ def verdict_counts(ts):
     return out
 
 
-def _judged(target, matrix, layout, value, required, detail, same_job=True, at_most=False, interval=None, coverage=None):
+def _judged(target, matrix, layout, value, required, detail, same_job=True, at_most=False, interval=None, coverage=None, unresolved=None):
     """A target line: judged (met True/False) when of the default against a same-job baseline, else
     shown as indicative (met None); at_most: met when the value is at most the required one.
     interval [lo, hi] (with its coverage): judged on the interval instead of the value (resolve()):
-    met, missed, or not resolved (met None, "resolved" False); the line keeps the interval."""
+    met, missed, or not resolved (met None, "resolved" False); the line keeps the interval.
+    unresolved (a reason): the measurement cannot tell (e.g. an A/A control wider than the bound):
+    not resolved whatever the value, the reason in the detail."""
     met = (value <= required if at_most else value >= required) if same_job else None
     extra = {"at_most": True} if at_most else {}
     if interval is not None:
         met = resolve(interval[0], interval[1], required, at_most, coverage) if same_job else None
         extra.update(interval=list(interval), interval_coverage=coverage, resolved=met is not None or not same_job)
+    if unresolved and same_job:
+        met = None
+        extra.update(resolved=False, unresolved=unresolved)
+        detail = (detail + "; " if detail else "") + "not resolved: " + unresolved
     return dict({"target": target, "matrix": matrix, "layout": layout, "value": value, "required": required, "met": met, "detail": detail}, **extra)
 
 
@@ -464,6 +470,42 @@ def judge_job(ran, median_s, fixed, spread=0.10, cost_max=0.03, paired=None):
                  "cost": cost, "verdict": verdict}, **extra)
 
 
+def paired_ratios(measured, fixed):
+    """The per-round ratios measured / fixed - 1 of two variants timed in the same rounds (the i-th
+    sample of each in round i); a round missing either sample is left out."""
+    return [a / b - 1.0 for a, b in zip(measured, fixed) if a and b]
+
+
+def aa_control(row, aa, cost_max=0.03):
+    """A job's audit row (judge_job) with its A/A control: aa {value: per-round ratios of a second
+    instance of that fixed alternative (the same code, another object) over the first}, each
+    control's median and interval (model.median_interval at LEVEL) in aa_control. aa_within: whether
+    the better fixed alternative's control interval lies within +-cost_max at LEVEL, i.e. two
+    instances of the same code were shown to differ by less than the bound. Where not, the paired
+    cost cannot be told from what separates two instances of the same code: a cost_verdict becomes
+    "not resolved", the reason in cost_verdict_reason."""
+    ctl = {}
+    for f, xs in aa.items():
+        lo, hi, cover = model.median_interval(xs, LEVEL)
+        ctl[str(f)] = {"median": model.median(xs), "interval": [lo, hi], "coverage": cover, "rounds": len(xs)}
+    b = ctl.get(str(row["better_fixed"]))
+    within = bool(b) and resolve(b["interval"][0], b["interval"][1], cost_max, True, b["coverage"]) is True and \
+        resolve(b["interval"][0], b["interval"][1], -cost_max, False, b["coverage"]) is True
+    out = dict(row, aa_control=ctl, aa_within=within)
+    if not within and "cost_verdict" in row:
+        out["cost_verdict"] = "not resolved"
+        out["cost_verdict_reason"] = aa_reason(b["interval"] if b else None, cost_max)
+    return out
+
+
+def aa_reason(interval, cost_max=0.03):
+    """Why an A/A control leaves a cost unresolved, in words."""
+    if not interval or None in interval:
+        return "no A/A control of the better fixed alternative"
+    return "A/A control: two instances of the better fixed alternative differ by %+.1f%% to %+.1f%% (paired), not within +-%.0f%%" % (
+        100 * interval[0], 100 * interval[1], 100 * cost_max)
+
+
 def judge_audit(audit, spread=0.10, cost_max=0.03):
     """One job's timing.audit_prefetch (the measured prefetch and the fixed distances timed in the
     same rounds on the same matrix) judged as judge_job does: what the measured batches ran with (a
@@ -484,7 +526,7 @@ def judge_audit(audit, spread=0.10, cost_max=0.03):
             ran.add(per_rank[0] if len(set(per_rank)) == 1 else "per rank " + "/".join("%g" % c for c in per_rank))
     fixed = {float(d): model.median(audit["samples_s"][str(d)]) for d in audit["distances"]}
     auto = audit["samples_s"]["auto"]
-    paired = {float(d): [a / b - 1.0 for a, b in zip(auto, audit["samples_s"][str(d)]) if a and b] for d in audit["distances"]}
+    paired = {float(d): paired_ratios(auto, audit["samples_s"][str(d)]) for d in audit["distances"]}
     ran = sorted(ran, key=str)
     row = judge_job(ran, model.median(auto), fixed, spread, cost_max, paired)
     orders = audit.get("orders")
@@ -518,6 +560,14 @@ def audit_summary(where, jobrows, spread=0.10, cost_max=0.03):
         out.update(cost_max_interval=[max(iv[0] for iv in ivs), max(iv[1] for iv in ivs)], cost_interval_coverage_min=min(covs),
                    cost_max_interval_coverage=max(0.0, 1.0 - sum(1.0 - c for c in covs)), paired_rounds=min(r["paired_rounds"] for r in jobrows))
         out["cost_verdict"] = interval_verdict(out["cost_max_interval"][0], out["cost_max_interval"][1], cost_max, True, min(covs))
+    if jobrows and all("aa_within" in r for r in jobrows):
+        # the A/A controls of the better fixed alternatives: their widest span over the jobs
+        ivs = [r["aa_control"].get(str(r["better_fixed"]), {}).get("interval") or [None, None] for r in jobrows]
+        los, his = [iv[0] for iv in ivs if iv[0] is not None], [iv[1] for iv in ivs if iv[1] is not None]
+        out.update(aa_interval=[min(los), max(his)] if los and his else None, aa_within=all(r["aa_within"] for r in jobrows))
+        if not out["aa_within"] and "cost_verdict" in out:
+            out["cost_verdict"] = "not resolved"
+            out["cost_verdict_reason"] = aa_reason(out["aa_interval"], cost_max)
     return out
 
 
@@ -538,8 +588,12 @@ def choice_targets(summary, spread=0.10, cost_max=0.03):
         if iv:
             detail += "; interval of the worst job's paired cost: the largest ends of the jobs' intervals (%d rounds, each %.0f%% or more, together %.0f%% or more)" % (
                 s["paired_rounds"], 100 * s["cost_interval_coverage_min"], 100 * s["cost_max_interval_coverage"])
+        if s.get("aa_interval"):
+            detail += "; A/A control (a second instance of the better fixed alternative against the first, paired): %+.1f%% to %+.1f%%" % (
+                100 * s["aa_interval"][0], 100 * s["aa_interval"][1])
         out.append(dict(_judged("%s: cost against the better fixed choice, worst job" % what, s["matrix"], s["layout"], s["cost_max"], cost_max, detail, at_most=True,
-                                interval=iv, coverage=s.get("cost_interval_coverage_min") if iv else None), kind="choice"))
+                                interval=iv, coverage=s.get("cost_interval_coverage_min") if iv else None,
+                                unresolved=aa_reason(s.get("aa_interval"), cost_max) if s.get("aa_within") is False else None), kind="choice"))
         if s["decisive_jobs"]:
             out.append(dict(_judged("%s: the same decision in the %d job(s) where the fixed ones differ by > %d%%" % (what, s["decisive_jobs"], round(100 * spread)),
                                     s["matrix"], s["layout"], 1.0 if s["same_decision"] else 0.0, 1.0, ""), kind="choice"))

@@ -143,6 +143,9 @@ def plan(args, R, T, paired):
                 if factor and T > 1 and not args.no_choices and solve not in BLOCKS:  # the fixed alternatives of the measured choice (PCApply only)
                     for fixed in FIXED_SOLVES:
                         out.append((solve, order, colors, "aijhybrid:%s" % fixed, "layout", True))
+                    if args.aa_control:  # a second factor of each fixed alternative: the A/A control of the audit
+                        for fixed in FIXED_SOLVES:
+                            out.append((solve, order, colors, "aijhybrid:%s:aa" % fixed, "layout", True))
                 if paired and solve in PAIRED_SOLVES and order == "natural" and not colors:
                     out.append((solve, order, colors, "aij@%dx1" % (R * T), "pair", args.pc_only))
                 if paired and factor and solve not in BLOCKS:
@@ -364,6 +367,7 @@ def run_job(args, layout, rnd):
                   "--rows", str(args.rows), "--solves", args.solves, "--orderings", args.orderings, "--colors", args.colors,
                   "--inner-rounds", str(args.inner_rounds), "--batch-seconds", str(args.batch_seconds), "--max-it", str(args.max_it)]
     cmd += (["--pc-only"] if args.pc_only else []) + (["--paired"] if pair else [])
+    cmd += (["--no-choices"] if args.no_choices else []) + (["--aa-control"] if args.aa_control else [])
     full_env = dict(os.environ, **env)
     full_env["PYTHONPATH"] = os.pathsep.join([os.path.join(REPO, "python")] + ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else []))
     before = loadavg()
@@ -433,7 +437,15 @@ def choice_audit(all_recs):
     """The measured choice of the triangular solves (type aijhybrid) against its fixed alternatives
     (aijhybrid:threaded, aijhybrid:serial) of the same job, on PCApply: per job, what its rounds ran
     with, the cost against the faster fixed one, and a verdict (aijhybrid_bench.report.judge_job);
-    a summary per (matrix, solve, ordering, layout). Returns (rows, summary)."""
+    a summary per (matrix, solve, ordering, layout). Returns (rows, summary).
+
+    The cost is paired by inner round (every variant of a job is sampled once per inner round, in a
+    rotated order): the median of the per-round ratios of the measured choice's batch over the better
+    fixed one's, with its order-statistics interval (report.judge_job), so the drift between rounds
+    cancels. With --aa-control, each fixed alternative also has a second factor of the same code
+    (type aijhybrid:<value>:aa), paired with the first the same way: the A/A control, what two
+    factors of the same code differ by in this job (report.aa_control); a cost is judged only where the
+    control's interval lies within the cost bound."""
     from aijhybrid_bench import report
 
     rows, summary = [], []
@@ -448,14 +460,21 @@ def choice_audit(all_recs):
         where = {"matrix": k[0], "solve": k[1], "ordering": k[2] + ("(%d)" % k[3] if k[3] else ""), "layout": k[4], "choice": "triangular solves"}
         jobrows = []
         for a in auto:
-            fx = {f: next((x for x in fs if x.get("round") == a.get("round")), None) for f, fs in fixed.items()}
+            same_round = lambda rs: next((x for x in rs or [] if x.get("round") == a.get("round")), None)  # noqa: E731
+            fx = {f: same_round(fs) for f, fs in fixed.items()}
             if not all(fx.values()):
                 continue
             ran = sorted({ch[0] if len(set(ch)) == 1 else "differs between ranks" for ch in a["samples"].get("choice") or []}, key=str)
             if ran == [None]:
                 continue  # no threaded factor here: nothing was chosen
-            jobrows.append(dict(where, job=a.get("round"), **report.judge_job(["measuring" if c is None else c for c in ran], statistics.median(a["samples"]["pc_apply_s"]),
-                                                                        {f: statistics.median(x["samples"]["pc_apply_s"]) for f, x in fx.items()})))
+            apply_s = lambda x: x["samples"]["pc_apply_s"]  # noqa: E731
+            paired = {f: report.paired_ratios(apply_s(a), apply_s(x)) for f, x in fx.items()}
+            row = report.judge_job(["measuring" if c is None else c for c in ran], statistics.median(apply_s(a)),
+                                   {f: statistics.median(apply_s(x)) for f, x in fx.items()}, paired=paired)
+            aa = {f: same_round(types.get("aijhybrid:%s:aa" % f)) for f in FIXED_SOLVES}
+            if all(aa.values()):
+                row = report.aa_control(row, {f: report.paired_ratios(apply_s(aa[f]), apply_s(fx[f])) for f in FIXED_SOLVES})
+            jobrows.append(dict(where, job=a.get("round"), **row))
         if jobrows:
             rows += jobrows
             summary.append(report.audit_summary(where, jobrows))
@@ -562,6 +581,8 @@ def main():
     ap.add_argument("--pc-only", action="store_true", help="PCApply only: no timed whole solves (the warm-up solve stops after 2 iterations)")
     ap.add_argument("--no-pair", action="store_true", help="threaded layouts without their same-job baselines (their targets are then not judged)")
     ap.add_argument("--no-choices", action="store_true", help="without the fixed alternatives of the measured choice of the triangular solves (no audit)")
+    ap.add_argument("--aa-control", action="store_true",
+                    help="a second factor of each fixed alternative (aijhybrid:<value>:aa), paired with the first: the audit's A/A control")
     ap.add_argument("--oversubscribe", action="store_true")
     ap.add_argument("--out", default=os.path.join(REPO, "build", "bench", "precond.json"))
     args = ap.parse_args()
@@ -583,19 +604,22 @@ def main():
                 failures.append(failure)
     recs = combine(all_recs)
     audit, summary = choice_audit(all_recs)
-    tg = targets(recs) + [(t["target"] + " %s %s" % (t["matrix"], t["layout"]), ("%.3f" % t["value"]) + (" (%s)" % t["detail"] if t["detail"] else ""), t["met"])
-                          for t in report_choice_targets(summary)]
+    from aijhybrid_bench import report
+
+    # the choices' lines keep what their verdict needs (an interval that did not resolve: "resolved" false)
+    tg = [{"target": t, "value": v, "met": m} for t, v, m in targets(recs)] + [
+        dict({"target": t["target"] + " %s %s" % (t["matrix"], t["layout"]), "value": ("%.3f" % t["value"]) + (" (%s)" % t["detail"] if t["detail"] else ""), "met": t["met"]},
+             **{k: t[k] for k in ("resolved", "interval", "interval_coverage") if k in t}) for t in report_choice_targets(summary)]
     doc = {"date": time.strftime("%Y-%m-%d %H:%M:%S"), "args": vars(args), "records": recs, "samples": all_recs, "failures": failures,
-           "choice_audit": audit, "choice_summary": summary,
-           "targets": [{"target": t, "value": v, "met": m} for t, v, m in tg]}
+           "choice_audit": audit, "choice_summary": summary, "targets": tg}
     doc["problems"] = checks.precond_problems(doc)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as fh:
         json.dump(doc, fh, indent=1)
     print(table(recs))
     print()
-    for t, v, m in tg:
-        print("%-95s %s  %s" % (t, v, "shown" if m is None else "met" if m else "MISS"))
+    for t in tg:
+        print("%-95s %s  %s" % (t["target"], t["value"], {"missed": "MISS"}.get(report.verdict_of(t), report.verdict_of(t))))
     print("record: %s" % args.out)
     if doc["problems"]:
         print("precond: FAILED: %d problem(s) (the record lists them under \"problems\"):\n  %s" % (len(doc["problems"]), "\n  ".join(checks.text(doc["problems"]))), file=sys.stderr)

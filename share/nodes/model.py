@@ -511,8 +511,9 @@ def onhost_inputs(rows, by_layout=False):
     """the on-host runs' measurements (every rank on one host: shared memory only, no network), per (matrix, type),
     or per (matrix, type, ranks, threads) with by_layout: its MatMult time, nonzeros and rows, and the time of a CG
     iteration besides its product and its three reductions (cg_rest_s: (solve - 2 reductions) / iterations - product -
-    3 reductions, with the job's own reduction time). Per (matrix, type), the run with the most ranks (the reference:
-    the layout with one thread per rank)."""
+    3 reductions, with the job's own reduction time), and its layout (each validation row names the on-host run that
+    gave its CPU input: cpu_input). Per (matrix, type), the run with the most ranks (the reference: the layout with
+    one thread per rank)."""
     out = {}
     for r in sorted((r for r in rows if len(set(r["host_of_rank"])) == 1 and r.get("mult_s")), key=lambda r: -len(r["host_of_rank"])):
         key = (r["matrix"], r["type"]) + ((len(r["host_of_rank"]), r.get("threads") or 1) if by_layout else ())
@@ -675,7 +676,8 @@ def fit_and_validate(result):
         th = predict_here(f, folds[r["matrix"]], b)[0] if folds else None
         v = {"run": r["run"], "layout": r["layout"], "rate": r["rate"], "matrix": r["matrix"], "rows": r["rows"], "variant": r["variant"], "mult_role": "fit",
              "mult_s": r["mult_s"], "mult_pred_s": tm, "mult_err": _rel(tm, r["mult_s"]), "mult_heldout_s": th, "mult_heldout_err": _rel(th, r["mult_s"]) if th else None,
-             "cg_solve_s": r.get("cg_solve_s"), "cg_pred_s": tc, "cg_err": _rel(tc, r.get("cg_solve_s")) if tc and r.get("cg_solve_s") else None}
+             "cg_solve_s": r.get("cg_solve_s"), "cg_pred_s": tc, "cg_err": _rel(tc, r.get("cg_solve_s")) if tc and r.get("cg_solve_s") else None,
+             "cpu_input": (f["onhost"] or {}).get("layout")}
         if _is_input(f):  # the on-host rows are the CPU inputs: shown, not counted
             v.update(mult_role="input", mult_err=None, mult_heldout_s=None, mult_heldout_err=None, cg_err=None)
         val.append(v)

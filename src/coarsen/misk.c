@@ -1,7 +1,8 @@
 /*
    MATCOARSENAIJHYBRID: the aggregates of PETSc's MATCOARSENMISK (greedy distance-k MIS), the same
    PetscCoarsenData lists (list heads, ids and their order) and the same ghost matrix, for a
-   seqaijhybrid graph made without MISK's serial parts: the MIS on the CSR arrays, the aggregation
+   seqaijhybrid graph made without MISK's serial parts: the MIS on the CSR arrays (on the threads
+   where the pattern is symmetric: AIJHybridMISGreedyRounds, the same roots), the aggregation
    matrices P_i kept as maps (row i of P_i has its one entry in the column agg_i[i]), the graph of
    the next MIS (the pattern of P^T G P: MISK's MatPtAP) and the rows of R = (P_0 ... P_{k-1})^T
    (MISK's MatMatMult, MatTranspose and MatGetRow loop) by threaded kernels (miskplan.c), and the
@@ -19,12 +20,18 @@ PETSC_EXTERN PetscErrorCode MatCoarsenCreate_MISK(MatCoarsen);
 
 static PetscErrorCode (*MatCoarsenApply_MISK_Saved)(MatCoarsen) = NULL;
 static PetscLogEvent MATAIJHYBRID_Coarsen;
+/* the smallest graph whose first MIS (in GAMG's shuffled order) runs in rounds: the serial sweep's
+   random row accesses are what the rounds save, and a graph in cache has few; the coarser graphs'
+   MIS (natural order, rows in memory order) is the sweep's */
+#define AIJHYBRID_MIS_ROUNDS_MIN 131072
 
 /* the aggregates of graph G (seqaijhybrid, n rows) at distance k for the greedy order perm (NULL: 0..n-1) */
 static PetscErrorCode MatCoarsenApply_AIJHybrid_Seq(Mat G, PetscInt k, IS perm, PetscCoarsenData **a_lists)
 {
   const PetscInt   *gi, *gj, *perm_ix = NULL;
-  PetscInt         *ci = NULL, *cj = NULL, *root, *agg, *comp, *mi, *mj, *work, n, cn, nagg = 0, nt, my0;
+  PetscInt         *ci = NULL, *cj = NULL, *root, *agg, *comp, *misw, *mi, *mj, *work, n, cn, nagg = 0, nt, my0;
+  PetscInt          stats[2];
+  PetscBool         rounds;
   PetscCoarsenData *lists;
   Mat               mat;
 
@@ -34,18 +41,24 @@ static PetscErrorCode MatCoarsenApply_AIJHybrid_Seq(Mat G, PetscInt k, IS perm, 
   PetscCall(MatAIJHybridGetNumThreads(G, &nt));
   nt = PetscMax(nt, 1);
   PetscCall(MatSeqAIJGetCSRAndMemType(G, &gi, &gj, NULL, NULL));
-  PetscCall(PetscMalloc3(n, &root, n, &agg, n, &comp));
+  PetscCall(PetscMalloc4(n, &root, n, &agg, n, &comp, nt > 1 ? 2 * n : 0, &misw));
   if (perm) PetscCall(ISGetIndices(perm, &perm_ix));
   cn = n;
   for (PetscInt it = 0; it < k; it++) {
     const PetscInt *ai = it ? ci : gi, *aj = it ? cj : gj;
     PetscInt        nsel;
 
-    /* MISK: the ordering on the first MIS, the natural order on the coarser graphs */
-    nsel = AIJHybridMISGreedy(cn, ai, aj, it ? NULL : perm_ix, root);
+    /* MISK: the ordering on the first MIS, the natural order on the coarser graphs; the first of a large
+       graph in rounds on the threads where its pattern is symmetric (GAMG's graphs are), else the serial sweep: the same roots */
+    nsel   = nt > 1 && !it && perm_ix && cn >= AIJHYBRID_MIS_ROUNDS_MIN ? AIJHybridMISGreedyRounds(cn, ai, aj, it ? NULL : perm_ix, nt, misw, root, stats) : -2;
+    rounds = nsel != -2;
+    if (!rounds) nsel = AIJHybridMISGreedy(cn, ai, aj, it ? NULL : perm_ix, root);
     PetscCheck(nsel >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The greedy ordering has an entry outside 0..%" PetscInt_FMT, cn - 1);
     nagg = AIJHybridMISNumber(cn, root, agg);
-    PetscCall(PetscInfo(G, "MIS %" PetscInt_FMT " of %" PetscInt_FMT ": %" PetscInt_FMT " of %" PetscInt_FMT " vertices selected\n", it + 1, k, nsel, cn));
+    if (rounds)
+      PetscCall(PetscInfo(G, "MIS %" PetscInt_FMT " of %" PetscInt_FMT ": %" PetscInt_FMT " of %" PetscInt_FMT " vertices selected, %" PetscInt_FMT " rounds on %" PetscInt_FMT " threads, %" PetscInt_FMT " vertices left to the serial sweep\n", it + 1,
+                          k, nsel, cn, stats[0], nt, stats[1]));
+    else PetscCall(PetscInfo(G, "MIS %" PetscInt_FMT " of %" PetscInt_FMT ": %" PetscInt_FMT " of %" PetscInt_FMT " vertices selected (serial sweep)\n", it + 1, k, nsel, cn));
     if (!it) PetscCall(PetscArraycpy(comp, agg, n));
     else AIJHybridMISCompose(n, agg, comp, nt);
     if (it < k - 1) { /* the graph of the next MIS: the pattern of P^T A P */
@@ -87,7 +100,7 @@ static PetscErrorCode MatCoarsenApply_AIJHybrid_Seq(Mat G, PetscInt k, IS perm, 
     lists->chk_sz          = 10;
   }
   PetscCall(PetscFree3(mi, mj, work));
-  PetscCall(PetscFree3(root, agg, comp));
+  PetscCall(PetscFree4(root, agg, comp, misw));
 
   /* MISK's matrix of the ghost ids of each list: none on one rank, an empty assembled AIJ matrix */
   PetscCall(MatCreateAIJ(PetscObjectComm((PetscObject)G), n, n, PETSC_DETERMINE, PETSC_DETERMINE, 0, NULL, 0, NULL, &mat));

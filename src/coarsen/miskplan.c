@@ -40,6 +40,154 @@ PetscInt AIJHybridMISGreedy(PetscInt n, const PetscInt *ai, const PetscInt *aj, 
   return nsel;
 }
 
+#define MIS_OPEN 0 /* the states of AIJHybridMISGreedyRounds */
+#define MIS_ROOT 1
+#define MIS_OUT  2
+
+/* whether row i lists j (rows sorted) */
+static PetscBool RowHas(const PetscInt *ai, const PetscInt *aj, PetscInt i, PetscInt j)
+{
+  PetscInt lo = ai[i], hi = ai[i + 1];
+
+  while (lo < hi) {
+    const PetscInt mid = lo + (hi - lo) / 2;
+
+    if (aj[mid] == j) return PETSC_TRUE;
+    if (aj[mid] < j) lo = mid + 1;
+    else hi = mid;
+  }
+  return PETSC_FALSE;
+}
+
+/* the state of open vertex v: MIS_OUT when a neighbour earlier in the order is a root, MIS_ROOT when
+   every earlier one is decided and none is a root, else (still waiting) MIS_OPEN */
+static PetscInt MISDecide(PetscInt v, const PetscInt *ai, const PetscInt *aj, const PetscInt *pos, const PetscInt *st)
+{
+  PetscBool wait = PETSC_FALSE;
+
+  for (PetscInt q = ai[v]; q < ai[v + 1]; q++) {
+    const PetscInt u = aj[q];
+    PetscInt       su;
+
+    if (u == v || pos[u] > pos[v]) continue;
+#pragma omp atomic read
+    su = st[u];
+    if (su == MIS_ROOT) return MIS_OUT;
+    if (su == MIS_OPEN) wait = PETSC_TRUE;
+  }
+  return wait ? MIS_OPEN : MIS_ROOT;
+}
+
+/* pos[v] = the place of v in the order perm (NULL: v); 0, -1 for an entry outside 0..n-1, -2 if perm is no permutation */
+static PetscInt MISPlaces(PetscInt n, const PetscInt *perm, PetscInt nt, PetscInt *pos)
+{
+  PetscInt bad = 0, dup = 0;
+
+#pragma omp parallel num_threads(nt)
+  {
+#pragma omp for schedule(static) reduction(max : bad)
+    for (PetscInt k = 0; k < n; k++) {
+      const PetscInt v = perm ? perm[k] : k;
+
+      if (v < 0 || v >= n) bad = 1;
+      else {
+#pragma omp atomic write
+        pos[v] = k;
+      }
+    } /* implicit barrier: bad is every thread's */
+#pragma omp for schedule(static) reduction(max : dup)
+    for (PetscInt k = 0; k < n; k++)
+      if (perm && !bad && pos[perm[k]] != k) dup = 1; /* a vertex listed twice: another is not listed */
+  }
+  return bad ? -1 : (dup ? -2 : 0);
+}
+
+/*
+  AIJHybridMISGreedyRounds - AIJHybridMISGreedy's result on nt threads, the same for any nt, for a
+  graph whose rows are sorted and whose pattern is symmetric, and a greedy order that is a
+  permutation (perm, or NULL for 0..n-1). With a symmetric pattern the serial sweep's rule reads: a
+  vertex of two or more entries is a root exactly when none of its neighbours earlier in the order is
+  one (it is taken at its turn exactly by an earlier root, whose row holds it), and a vertex that is
+  no root belongs to its earliest root neighbour (the first root whose row took it), or to none. The
+  roots are decided in rounds, a vertex once all its earlier neighbours are (Blelloch, Fineman and
+  Shun, "Greedy sequential maximal independent set and matching are parallel on average", 2012: few
+  rounds for a random order, which GAMG's shuffle gives); a round decides in place, so a decision
+  made in it counts for the vertices after it; when a round decides fewer than 1/64 of the vertices
+  still open (long chains of dependences) the serial sweep in the order decides the rest (every
+  earlier vertex is decided when it comes). Each decision is the rule's, so neither the thread count
+  nor where the rounds stop changes the result. work: 2 n entries; stats (2 entries, or NULL): the
+  rounds run and the vertices the serial sweep decided. Returns the number of roots; -1 if perm has
+  an entry outside 0..n-1; -2 if perm is not a permutation, a row is not sorted or the pattern is not
+  symmetric (the caller then takes AIJHybridMISGreedy, which needs none of these).
+*/
+PetscInt AIJHybridMISGreedyRounds(PetscInt n, const PetscInt *ai, const PetscInt *aj, const PetscInt *perm, PetscInt nt, PetscInt *work, PetscInt *root, PetscInt *stats)
+{
+  PetscInt *pos = work, *st = work + n, bad = 0, open = 0, nsel = 0, nrounds = 0, swept = 0;
+
+  bad = MISPlaces(n, perm, nt, pos);
+  if (bad) return bad;
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1024) reduction(max : bad) reduction(+ : open)
+  for (PetscInt i = 0; i < n; i++) {
+    for (PetscInt q = ai[i]; q < ai[i + 1]; q++) {
+      const PetscInt j = aj[q];
+
+      if ((q + 1 < ai[i + 1] && aj[q + 1] <= j) || j < 0 || j >= n || (j != i && !RowHas(ai, aj, j, i))) bad = 1;
+    }
+    st[i] = ai[i + 1] - ai[i] < 2 ? MIS_OUT : MIS_OPEN; /* a singleton is never a root */
+    open += st[i] == MIS_OPEN;
+  }
+  if (bad) return -2;
+  while (open > 0) {
+    PetscInt decided = 0;
+
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1024) reduction(+ : decided)
+    for (PetscInt v = 0; v < n; v++) {
+      PetscInt sv;
+
+#pragma omp atomic read
+      sv = st[v];
+      if (sv != MIS_OPEN) continue;
+      sv = MISDecide(v, ai, aj, pos, st);
+      if (sv != MIS_OPEN) {
+#pragma omp atomic write
+        st[v] = sv;
+        decided++;
+      }
+    }
+    nrounds++;
+    if (64 * decided < open) { /* the serial sweep decides the rest */
+      swept = open - decided;
+      for (PetscInt k = 0; k < n; k++) {
+        const PetscInt v = perm ? perm[k] : k;
+
+        if (st[v] == MIS_OPEN) st[v] = MISDecide(v, ai, aj, pos, st);
+      }
+      break;
+    }
+    open -= decided;
+  }
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1024) reduction(+ : nsel)
+  for (PetscInt v = 0; v < n; v++) {
+    PetscInt r = -1;
+
+    if (st[v] == MIS_ROOT) {
+      r = v;
+      nsel++;
+    } else
+      for (PetscInt q = ai[v]; q < ai[v + 1]; q++) {
+        const PetscInt u = aj[q];
+
+        if (u != v && st[u] == MIS_ROOT && (r < 0 || pos[u] < pos[r])) r = u;
+      }
+    root[v] = r;
+  }
+  if (stats) {
+    stats[0] = nrounds;
+    stats[1] = swept;
+  }
+  return nsel;
+}
+
 /*
   AIJHybridMISNumber - agg[i] = the aggregate (column of the aggregation matrix: roots numbered in
   increasing vertex order, as MISK's Prols) of vertex i, -1 for none. Returns the number of aggregates.

@@ -12,6 +12,7 @@
 #include <petscmat.h>
 
 PETSC_INTERN PetscInt AIJHybridMISGreedy(PetscInt, const PetscInt *, const PetscInt *, const PetscInt *, PetscInt *);
+PETSC_INTERN PetscInt AIJHybridMISGreedyRounds(PetscInt, const PetscInt *, const PetscInt *, const PetscInt *, PetscInt, PetscInt *, PetscInt *, PetscInt *);
 PETSC_INTERN PetscInt AIJHybridMISNumber(PetscInt, const PetscInt *, PetscInt *);
 PETSC_INTERN void     AIJHybridMISCompose(PetscInt, const PetscInt *, PetscInt *, PetscInt);
 PETSC_INTERN void     AIJHybridAggMembers(PetscInt, const PetscInt *, PetscInt, PetscInt, PetscInt *, PetscInt *, PetscInt *);

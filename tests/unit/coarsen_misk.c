@@ -1,6 +1,7 @@
 /*
    The MatCoarsen type "aijhybrid" (src/coarsen/misk.c) against PETSc's MISK: on the graphs of a
-   3D Poisson problem (20^3), an irregular symmetric graph and a graph with singletons, empty rows and
+   3D Poisson problem (52^3 on one rank, so that its first MIS runs in rounds on 2 and 3 threads;
+   20^3 on several), an irregular symmetric graph and a graph with singletons, empty rows and
    one-sided edges (symmetric on several ranks), for distances 1 and 2 and the natural order (no ordering set, and the identity)
    and a random greedy ordering, the PetscCoarsenData of both entry by entry (the same lists in the
    same order) and the same ghost matrix, with 1, 2 and 3 threads of the graph; the same for an aij
@@ -28,13 +29,14 @@ static const char *KindName[] = {"poisson", "irregular", "singletons"};
    ranks the singleton graph is symmetric) */
 static PetscErrorCode Build(GraphKind kind, MatType type, Mat *G)
 {
-  const PetscInt nx = 20, N = kind == G_POISSON ? nx * nx * nx : (kind == G_IRREGULAR ? 3000 : 600);
-  PetscInt       rs, re;
-  PetscMPIInt    size;
-  PetscBool      sym;
+  PetscInt    nx, N, rs, re;
+  PetscMPIInt size;
+  PetscBool   sym;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  nx  = size == 1 ? 52 : 20; /* one rank: large enough for the first MIS in rounds (AIJHYBRID_MIS_ROUNDS_MIN, misk.c) */
+  N   = kind == G_POISSON ? nx * nx * nx : (kind == G_IRREGULAR ? 3000 : 600);
   sym = (PetscBool)(size > 1);
   PetscCall(MatCreate(PETSC_COMM_WORLD, G));
   PetscCall(MatSetSizes(*G, PETSC_DECIDE, PETSC_DECIDE, N, N));
