@@ -489,13 +489,19 @@ def aa_control(row, aa, cost_max=0.03):
         lo, hi, cover = model.median_interval(xs, LEVEL)
         ctl[str(f)] = {"median": model.median(xs), "interval": [lo, hi], "coverage": cover, "rounds": len(xs)}
     b = ctl.get(str(row["better_fixed"]))
-    within = bool(b) and resolve(b["interval"][0], b["interval"][1], cost_max, True, b["coverage"]) is True and \
-        resolve(b["interval"][0], b["interval"][1], -cost_max, False, b["coverage"]) is True
+    within = bool(b) and within_bound(b["interval"], cost_max, b["coverage"])
     out = dict(row, aa_control=ctl, aa_within=within)
     if not within and "cost_verdict" in row:
         out["cost_verdict"] = "not resolved"
         out["cost_verdict_reason"] = aa_reason(b["interval"] if b else None, cost_max)
     return out
+
+
+def within_bound(interval, bound, coverage=None):
+    """Whether all of a ratio's interval (as relative change) lies within +-bound (resolve() on both
+    sides: an interval of too little coverage is not within)."""
+    lo, hi = interval
+    return resolve(lo, hi, bound, True, coverage) is True and resolve(lo, hi, -bound, False, coverage) is True
 
 
 def aa_reason(interval, cost_max=0.03):

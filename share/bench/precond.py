@@ -460,25 +460,33 @@ def choice_audit(all_recs):
         where = {"matrix": k[0], "solve": k[1], "ordering": k[2] + ("(%d)" % k[3] if k[3] else ""), "layout": k[4], "choice": "triangular solves"}
         jobrows = []
         for a in auto:
-            same_round = lambda rs: next((x for x in rs or [] if x.get("round") == a.get("round")), None)  # noqa: E731
-            fx = {f: same_round(fs) for f, fs in fixed.items()}
+            fx = {f: _same_round(fs, a) for f, fs in fixed.items()}
             if not all(fx.values()):
                 continue
             ran = sorted({ch[0] if len(set(ch)) == 1 else "differs between ranks" for ch in a["samples"].get("choice") or []}, key=str)
             if ran == [None]:
                 continue  # no threaded factor here: nothing was chosen
-            apply_s = lambda x: x["samples"]["pc_apply_s"]  # noqa: E731
-            paired = {f: report.paired_ratios(apply_s(a), apply_s(x)) for f, x in fx.items()}
-            row = report.judge_job(["measuring" if c is None else c for c in ran], statistics.median(apply_s(a)),
-                                   {f: statistics.median(apply_s(x)) for f, x in fx.items()}, paired=paired)
-            aa = {f: same_round(types.get("aijhybrid:%s:aa" % f)) for f in FIXED_SOLVES}
+            paired = {f: report.paired_ratios(_apply_s(a), _apply_s(x)) for f, x in fx.items()}
+            row = report.judge_job(["measuring" if c is None else c for c in ran], statistics.median(_apply_s(a)),
+                                   {f: statistics.median(_apply_s(x)) for f, x in fx.items()}, paired=paired)
+            aa = {f: _same_round(types.get("aijhybrid:%s:aa" % f), a) for f in FIXED_SOLVES}
             if all(aa.values()):
-                row = report.aa_control(row, {f: report.paired_ratios(apply_s(aa[f]), apply_s(fx[f])) for f in FIXED_SOLVES})
+                row = report.aa_control(row, {f: report.paired_ratios(_apply_s(aa[f]), _apply_s(fx[f])) for f in FIXED_SOLVES})
             jobrows.append(dict(where, job=a.get("round"), **row))
         if jobrows:
             rows += jobrows
             summary.append(report.audit_summary(where, jobrows))
     return rows, summary
+
+
+def _same_round(recs, a):
+    """The record of recs measured in a's round (None if none)."""
+    return next((x for x in recs or [] if x.get("round") == a.get("round")), None)
+
+
+def _apply_s(rec):
+    """A record's per-inner-round PCApply times."""
+    return rec["samples"]["pc_apply_s"]
 
 
 def report_choice_targets(summary):
