@@ -505,9 +505,8 @@ def render_summary(ctx):
     stream = ", ".join("%s %.1f GB/s" % (k, v["triad_GBps"]) for k, v in (d.get("stream") or {}).items() if isinstance(v, dict) and v.get("triad_GBps"))
     head = provenance(d, "share/results/bench/%s.json" % RUN_CONFIG) + (" STREAM triad per layout: %s." % stream if stream else "")
     head += " The last column: aij at R x 1 measured in the 1 x R jobs themselves; `~`: from the R x 1 jobs (indicative)."
-    took = (d.get("meta") or {}).get("duration_s")
-    if took:  # what `make run` prints, less the library's build (the record runs the same job with the library built)
-        head += " The job (`make bench CONFIG=run`, what `make run` runs after building the library) took %s." % _min(took)
+    if d["meta"].get("duration_s"):  # make run's time less the library's build
+        head += " The job (`make bench CONFIG=run`, what `make run` runs after building the library) took %s." % _min(d["meta"]["duration_s"])
     return head + "\n\n" + summary_table(d)
 
 
