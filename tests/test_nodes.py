@@ -172,6 +172,28 @@ def test_model_rendezvous_waiting_per_connection():
     assert tm2 == pytest.approx(tm) and tc2 == pytest.approx(2 * (tm + 1.5e-3) + 1e-3)
 
 
+def test_relay_costs_less_in_a_matmult_loop_than_between_reductions():
+    """model.predict_here(): a nodeaware exchange whose sender relays eager messages while the wire dominates costs,
+    in the MatMult loop (the first time: products back to back), the wire plus the relaying rank's own product (the
+    next product runs behind the relay), and in a CG iteration (reductions between products) the bound of
+    relay_core(): CPU + (CPU / wire) relay; with rendezvous messages, or the cores busier than the wire, both pay
+    CPU + relay. o_tcp is charged per inter-host message of all hosts, with the CPU."""
+    onhost = {"mult_s": 4e-3, "nnz": 1_000_000, "rows": 100_000, "cg_rest_s": 0.0, "layout": "8x1"}
+    f = {"type": "mpiaij", "nnz": 1_000_000, "rows": 100_000, "nh": 4, "P": 8, "ppn": 2, "onhost": onhost, "cg_its": 10,
+         "allreduce_s": 0.0, "wire_hosts": [(5e3, 0.0)] * 4, "relay_hosts": [1.0] * 4, "rank_share": 0.25, "wire_total": 2e4,
+         "wire_msgs": 12, "net_phases": 0, "rndv": 0, "m_rank": 0, "on_phases": 0, "m_on_rank": 0, "b_on": 0}
+    q = {"L": 0.0, "o": 0.0, "L_s": 0.0, "o_s": 0.0, "rho": 0.0, "c_aij": 0.0, "beta": 0.0, "B_s": 1e9}
+    cpu, wire, own = 4e-3, 5e-3, 1e-3  # CPU from the on-host run; wire 5e3 bytes at 1e6 B/s; own: a quarter of the product
+    tm, tc = model.predict_here(f, q, 1e6)
+    assert tm == pytest.approx(wire + own)
+    assert tc == pytest.approx(10 * (cpu + cpu / wire * wire))
+    tm, tc = model.predict_here(dict(f, rndv=1), q, 1e6)
+    assert tm == pytest.approx(cpu + wire) and tc == pytest.approx(10 * (cpu + wire))
+    tm, tc = model.predict_here(f, q, 2e6)  # the cores busier than the wire: CPU + relay either way
+    assert tm == pytest.approx(cpu + wire / 2) and tc == pytest.approx(10 * (cpu + wire / 2))
+    assert model.cpu_time(f, dict(q, o_tcp=1e-5)) == pytest.approx(cpu + 12 * 1e-5)
+
+
 def test_model_fit_recovers_its_parameters_and_holds_out_each_matrix():
     """model.fit_and_validate() on the communication patterns of the tracked nodes record, its MatMult times
     replaced by the model's own at known parameters (the on-host rows: a known CPU time per nonzero of each
@@ -187,7 +209,7 @@ def test_model_fit_recovers_its_parameters_and_holds_out_each_matrix():
     rows = [r for r in res.get("rows", []) if r.get("mult_s")]
     if not rows or "error" in res.get("probe", {"error": 1}) or not any(len(set(r["host_of_rank"])) == 1 for r in rows):
         pytest.skip("the tracked nodes record has no timed rows or no on-host run")
-    truth = {"L": 2e-5, "o": 9e-6, "L_s": 2e-6, "o_s": 3e-5, "rho": 0.6, "c_aij": 1e-5, "c_hybrid": 3e-5, "beta": 1e-9, "B_s": 5e9, "allreduce": {}}
+    truth = {"L": 2e-5, "o": 9e-6, "L_s": 2e-6, "o_s": 3e-5, "rho": 0.6, "c_aij": 1e-5, "c_hybrid": 3e-5, "beta": 1e-9, "o_tcp": 5e-6, "B_s": 5e9, "allreduce": {}}
     tau = {"poisson7": 5e-10, "extruded": 4e-10, "powerlaw": 2e-9}
     onhost = [dict(r, mult_s=tau[r["matrix"]] * sum(r["rank_nnz"]) + model.fixed_cost(r["type"], truth)) for r in rows if len(set(r["host_of_rank"])) == 1]
     inputs = (model.onhost_inputs(onhost), model.onhost_inputs(onhost, by_layout=True))
@@ -207,6 +229,7 @@ def test_model_fit_recovers_its_parameters_and_holds_out_each_matrix():
     q = m["params_here"]
     assert q["rho"] == pytest.approx(truth["rho"], rel=0.05)
     assert q["beta"] == pytest.approx(truth["beta"], rel=0.1) and q["c_hybrid"] == pytest.approx(truth["c_hybrid"], rel=0.2)
+    assert q["o_tcp"] == pytest.approx(truth["o_tcp"], rel=0.2)
     assert q["cpu_per_nnz"]["powerlaw mpiaij"] == pytest.approx(tau["powerlaw"], rel=0.01)
     inp = [v for v in m["validation"] if v["mult_role"] == "input"]
     assert len(inp) == len(onhost) and all(v["mult_err"] is None and v["cg_err"] is None and v["mult_pred_s"] == pytest.approx(v["mult_s"]) for v in inp)

@@ -53,8 +53,12 @@ def exe(name):
     return path
 
 
-@pytest.mark.parametrize("name,minimum", [("test_levels", 2000), ("test_cmrcm", 500), ("test_sor", 1000), ("test_numeric", 4000), ("test_choice", 2400), ("test_blocks", 1200)])
+@pytest.mark.parametrize("name,minimum", [("test_levels", 2000), ("test_cmrcm", 500), ("test_sor", 1000), ("test_numeric", 4000), ("test_choice", 2400), ("test_blocks", 1200), ("test_misk", 250)])
 def test_pure_units(name, minimum):
+    """the pure kernels' C unit tests (tests/unit/<name>.c) against their simple references: level
+    schedules, CM-RCM, SOR, the numeric factorizations, the measured choice, thread blocks, and the
+    coarsener's MIS in rounds on 1 to 3 threads against the serial sweep (same roots); each prints its
+    count of checks, at least the minimum given here."""
     env = dict(os.environ, OMP_NUM_THREADS="4", OMP_WAIT_POLICY="passive")
     out = subprocess.run([exe(name)], capture_output=True, text=True, timeout=600, env=env)
     print(out.stdout[-3000:])

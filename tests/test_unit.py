@@ -145,20 +145,6 @@ def test_coarsen_misk(ranks):
     assert not leaks(run), "unfreed memory:\n" + "\n".join(leaks(run))
 
 
-def test_misk_rounds_kernel():
-    """tests/unit/test_misk.c: the coarsener's greedy MIS decided in rounds on 1 to 3 threads
-    (AIJHybridMISGreedyRounds) gives the serial sweep's roots (MISK's, AIJHybridMISGreedy) entry for
-    entry on random symmetric graphs (singletons, rows with one entry off the diagonal) and 3D grids in
-    random, natural and reversed orders; a shuffled grid's rounds leave at most 1% to the sweep; an order
-    with a vertex twice, a pattern not symmetric or a row not sorted are refused (the sweep runs)."""
-    exe = os.path.join(str(mpirun.BUILD), "tests", "test_misk")
-    assert os.path.exists(exe), "build the unit tests first: make unit"
-    out = subprocess.run([exe], capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stdout + out.stderr
-    npass, nfail = (int(v) for v in re.search(r"(\d+) passed, (\d+) failed", out.stdout).groups())
-    assert nfail == 0 and npass >= 250, out.stdout[-2000:]
-
-
 @pytest.mark.parametrize("ranks,threads", [(1, 1), (1, 2), (1, 3), (2, 1), (2, 2), (2, 3), (4, 1), (4, 2), (4, 3)])
 def test_duplicate_options(ranks, threads):
     """tests/unit/duplicate_options.c: MatDuplicate() of aijhybrid with MAT_DO_NOT_COPY_VALUES,

@@ -28,11 +28,13 @@ memory); t_nz time per nonzero of one core, B_mem memory bandwidth of a node.
 
 Emulated hosts (predict_here): the 4 hosts share this machine's 2 cores, so a rank waiting for the wire
 leaves its core to the others: MatMult T = max(CPU, wire) + latencies, CPU = tau_mt nnz + c_t + beta * wire
-bytes (all hosts'), wire = max over hosts of (max(bytes out, bytes in) + rho * waiting) / B. A nodeaware exchange
+bytes + o_tcp * inter-host messages (all hosts'), wire = max over hosts of (max(bytes out, bytes in) + rho * waiting) / B. A nodeaware exchange
 with more than one rank per host relays: a sender whose F2 messages carry other ranks' entries starts them only in
 PetscSFBcastEnd, after its local product (relayed_senders, from the plan's sender rule and the basic messages of the
 same matrix); then T = max(CPU + u relay, wire + own) + latencies (relay_core: relay the wire time of the relayed
 messages, u = 1 for rendezvous or CPU >= wire, else CPU / wire; own the relaying rank's share of the product).
+That is a CG iteration's product (its reductions synchronise the ranks); MatMults back to back (the measured
+MatMult rows) with eager messages and the wire dominating pipeline the next product behind the relay: wire + own.
 B_s is the probe's on-host ping-pong bandwidth (5 GB/s stated for records without it).
 tau_mt, the CPU time per nonzero of matrix m and type t (aij, aijhybrid), is MEASURED, not fitted: the on-host
 run (every rank on one host: shared memory, no network) of the same matrix and type with as many ranks and threads
@@ -41,7 +43,8 @@ as the configuration (8 x 1 for the 2x1 layouts, 4 x 2 for the 1x2 ones: 8 ranks
 includes that run's shared-memory exchange and its oversubscription of the cores. Records without the 4 x 2 run use
 the 8 x 1 one for every layout. The on-host rows are therefore inputs: predicted as their own times, not counted.
 c_t is a fixed CPU cost per product of each type (what does not scale with nonzeros; the small `counts` matrices,
-30-200 us products, show it); beta the CPU time per byte on the wire (the kernel's TCP work runs on the same cores).
+30-200 us products, show it); beta the CPU time per byte on the wire and o_tcp per inter-host message, all hosts'
+messages (the kernel's and MPI's TCP work runs on the same cores: 8 ranks sending 6 messages each pay for 48).
 "waiting": Open MPI's TCP rendezvous (messages above the eager limit) sends its clear-to-send back on the same TCP
 connection as the receiver's own data to the sender, so on a rate-limited link it queues behind that data; per
 connection (basic: a rank pair, nodeaware: a host pair) the rendezvous bytes both directions have in common, half
@@ -49,7 +52,7 @@ to each end host. B comes from the probe (one rank sending 4 MiB to another host
 CG from each configuration's own MPI_Allreduce timing (its ranks, threads and rate: the row's allreduce_s; the
 probe's timings, all ranks or one rank per host, for older records); the rest of a CG iteration (vector operations,
 Jacobi) is also measured on host per row of the same matrix and type: (solve - 2 reductions) / iterations - product
-- 3 reductions. L, o, L_s, o_s, rho, c_aij, c_hybrid and beta are fitted (least squares of log(model / measured))
+- 3 reductions. L, o, L_s, o_s, rho, c_aij, c_hybrid, beta and o_tcp are fitted (least squares of log(model / measured))
 to the MatMult times at both rates, from a fixed set of starts (start_points: the reference FIT_START and a
 two-level design around it, with its fold-over), keeping the lowest cost (multi_start): the same record gives the
 same fit. rho is only seen where the wire dominates (at 1 Gbit/s the fit's cost hardly changes between rho 0 and
@@ -346,10 +349,10 @@ def t_cg_it(t_mult_s, rows_node, q, cores, P, ppn, threads=1):
 
 
 EAGER = 65536  # Open MPI's btl_tcp_eager_limit: a larger message waits for the receiver (rendezvous: one more round trip)
-FIT = ("L", "o", "L_s", "o_s", "rho", "c_aij", "c_hybrid", "beta")
+FIT = ("L", "o", "L_s", "o_s", "rho", "c_aij", "c_hybrid", "beta", "o_tcp")
 FIT_BOUNDS = (1e-12, 1.0)  # every fitted parameter (seconds, or rho's fraction) within these
 # the fit's reference start; the others are a two-level design around it (start_points)
-FIT_START = {"L": 1e-3, "o": 1e-4, "L_s": 1e-4, "o_s": 1e-5, "rho": 0.3, "c_aij": 1e-5, "c_hybrid": 1e-5, "beta": 1e-9}
+FIT_START = {"L": 1e-3, "o": 1e-4, "L_s": 1e-4, "o_s": 1e-5, "rho": 0.3, "c_aij": 1e-5, "c_hybrid": 1e-5, "beta": 1e-9, "o_tcp": 1e-6}
 
 
 def host_ranks(row):
@@ -417,7 +420,7 @@ def row_figures(row, basic_messages=None, cores=None):
     on_b = max((row["plan_hosts"][h]["on_bytes"] for h in hosts), default=0)
     on_m = max((row["plan_hosts"][h]["on_msgs"] for h in hosts), default=0)
     return {"P": P, "nh": nh, "ppn": ppn, "nnz": sum(row["rank_nnz"]), "rows": sum(row["rank_rows"]), "matrix": row.get("matrix"), "type": row.get("type"),
-            "wire_hosts": [(max(out[h], inn[h]), overlap[h]) for h in range(nh)], "wire_total": sum(out),
+            "wire_hosts": [(max(out[h], inn[h]), overlap[h]) for h in range(nh)], "wire_total": sum(out), "wire_msgs": len(row["messages"]),
             "relay_hosts": [min(1.0, max(r_out[h], r_in[h]) / max(out[h], inn[h])) if max(out[h], inn[h]) else 0.0 for h in range(nh)],
             "rank_share": (cores / P) if cores else 0.0, "relay_assumed": bool(relays) and basic_messages is None,
             "rndv": 1 if max(rndv, default=0) else 0, "net_phases": 1 if row["messages"] else 0, "m_rank": m_rank,
@@ -446,11 +449,11 @@ def fixed_cost(mtype, q):
 def cpu_time(f, q):
     """the CPU time of one product of a configuration on this machine's cores: the on-host run's time per nonzero of
     the same matrix and type (f["onhost"], measured; its fixed cost per product taken off) times the nonzeros, plus
-    the type's fixed cost per product, plus beta per byte on the wire (all hosts': the kernel's TCP work runs on the
-    same cores). Without an on-host measurement: q["tau"] per nonzero (stated)."""
+    the type's fixed cost per product, plus beta per byte and o_tcp per message on the wire (all hosts': the kernel's
+    and MPI's TCP work runs on the same cores). Without an on-host measurement: q["tau"] per nonzero (stated)."""
     ref = f.get("onhost")
     tau = cpu_per_nnz(ref, f.get("type"), q) if ref else q.get("tau", 0.0)
-    return tau * f["nnz"] + fixed_cost(f.get("type"), q) + q.get("beta", 0.0) * f.get("wire_total", 0.0)
+    return tau * f["nnz"] + fixed_cost(f.get("type"), q) + q.get("beta", 0.0) * f.get("wire_total", 0.0) + q.get("o_tcp", 0.0) * f.get("wire_msgs", 0)
 
 
 def cpu_per_nnz(ref, mtype, q):
@@ -459,37 +462,48 @@ def cpu_per_nnz(ref, mtype, q):
     return max(0.0, ref["mult_s"] - fixed_cost(mtype, q)) / ref["nnz"]
 
 
-def relay_core(cpu, wire, relay, f, q):
+def relay_core(cpu, wire, relay, f, q, loop=False):
     """MatMult without latencies when a nodeaware exchange relays (relay: the busiest host's wire time of relayed
     messages, their rendezvous waiting included): those bytes leave only after the relaying rank's local product.
     Where the cores are busy (CPU >= wire) every rank's product ends with the others' (shared cores): CPU + relay.
     Where the wire dominates, an eager message's bytes queue in the socket behind the previous product's, so the
     relay costs the relaying rank's own product (rank_share of the on-host product: its cores / ranks) and the part
     cpu / wire of the relayed time (the cores' utilisation); a rendezvous message's body waits for the receiver's
-    clear-to-send, sent from its End: nothing queues ahead, CPU + relay at any rate."""
+    clear-to-send, sent from its End: nothing queues ahead, CPU + relay at any rate.
+    loop: MatMults back to back with nothing between them (the measured MatMult rows): where the wire dominates and
+    the messages are eager, the ranks that are not relaying start the next product while the relayed bytes are on
+    the wire, so the products hide behind it and the relay costs only the relaying rank's own product: wire + own.
+    CG's reductions synchronise the ranks between its products, so a CG iteration pays the bound above."""
     ref = f.get("onhost")
     own = (cpu_per_nnz(ref, f.get("type"), q) * f["nnz"] + fixed_cost(f.get("type"), q)) * f.get("rank_share", 0.0) if ref else 0.0
+    if loop and not f.get("rndv") and wire > cpu:
+        return wire + own
     u = 1.0 if f.get("rndv") or wire <= 0 else min(1.0, cpu / wire)
     return max(cpu + u * relay, wire + own)
 
 
 def predict_here(f, q, B):
-    """MatMult and CG solve times of a configuration on the emulated hosts: every host shares this machine's
-    cores, so a rank waiting for the wire leaves its core to the others: T = max(CPU, wire) + latencies.
-    A configuration on one host (the on-host run) is its own CPU input: T = CPU (its measured time)."""
+    """MatMult (back to back, as the worker times it) and CG solve times of a configuration on the emulated hosts:
+    every host shares this machine's cores, so a rank waiting for the wire leaves its core to the others:
+    T = max(CPU, wire) + latencies; a nodeaware relay as relay_core() says, for the MatMult loop (loop=True) and for
+    CG's products (between reductions). A configuration on one host (the on-host run) is its own CPU input: T = CPU
+    (its measured time)."""
     cpu = cpu_time(f, q)
     if f["nh"] <= 1 and f.get("onhost"):
-        tm = cpu
+        tm = tm_loop = cpu
     else:
         wires = [(b + q.get("rho", 0.0) * w) / B for b, w in f["wire_hosts"]]
         wire = max(wires, default=0.0)
         core = max(cpu, wire)
         relay = max((phi * t for phi, t in zip(f.get("relay_hosts") or [], wires)), default=0.0)
+        core_loop = core
         if relay > 0:
+            core_loop = max(core, relay_core(cpu, wire, relay, f, q, loop=True))
             core = max(core, relay_core(cpu, wire, relay, f, q))
         # a phase waits for its ranks to run (more ranks than cores): L per dependent phase, 2 L more for a rendezvous
         # (messages above the eager limit, concurrent: once), o and o_s per message of the busiest rank
         lat = q["L"] * (f["net_phases"] + 2 * f["rndv"]) + q["o"] * f["m_rank"] + q["L_s"] * f["on_phases"] + q["o_s"] * f["m_on_rank"] + f["b_on"] / q["B_s"]
+        tm_loop = core_loop + lat
         tm = core + lat
     # the reduction as the configuration's own job timed it; else the probe's for this many ranks (one per host, or all)
     red = f.get("allreduce_s") or (q.get("allreduce") or {}).get(f["P"])
@@ -504,7 +518,7 @@ def predict_here(f, q, B):
     else:
         vec = q.get("tau", 0.0) * f["rows"] * VEC_PASSES * SCALAR / 12.0
     tc = (f["cg_its"] * (tm + 3 * red + vec) + 2 * red) if f.get("cg_its") else None
-    return tm, tc
+    return tm_loop, tc
 
 
 def onhost_inputs(rows, by_layout=False):

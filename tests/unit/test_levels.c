@@ -402,16 +402,6 @@ static void ThreadedILU(const ILUFactor *f, const AIJHybridLevels *lo, const AIJ
   }
 }
 
-static void RandomPerm(PetscInt n, PetscInt *p)
-{
-  for (PetscInt i = 0; i < n; i++) p[i] = i;
-  for (PetscInt i = n - 1; i > 0; i--) {
-    const PetscInt j = RandInt(i + 1), t = p[i];
-    p[i] = p[j];
-    p[j] = t;
-  }
-}
-
 static void TestILU(void)
 {
   for (PetscInt trial = 0; trial < 48; trial++) {
@@ -432,8 +422,8 @@ static void TestILU(void)
     }
     if (perm) {
       PetscCallVoid(PetscMalloc2(n, &r, n, &c));
-      RandomPerm(n, r);
-      RandomPerm(n, c);
+      RandPerm(n, r);
+      RandPerm(n, c);
     }
     for (PetscInt TT = 2; TT <= 8; TT++) {
       const PetscInt  T = TT / 2, mc = TT % 2 ? 1 : AIJHYBRID_LEVELS_MAXCHAIN; /* 1-4 threads, rows or chains as units */
@@ -517,7 +507,7 @@ static void TestICC(void)
     for (PetscInt i = 0; i < n; i++) b[i] = RandScalar();
     if (perm) {
       PetscCallVoid(PetscMalloc1(n, &rp));
-      RandomPerm(n, rp);
+      RandPerm(n, rp);
     }
     RefICCSolve(n, ui, uj, ua, rp, b, t, xr);
     for (PetscInt TT = 2; TT <= 8; TT++) {

@@ -87,17 +87,6 @@ static void FreeGraph(Graph *G)
 }
 
 /* a random permutation of 0..n-1 (Fisher-Yates) */
-static void Shuffle(PetscInt n, PetscInt *perm)
-{
-  for (PetscInt k = 0; k < n; k++) perm[k] = k;
-  for (PetscInt k = n - 1; k > 0; k--) {
-    const PetscInt r = RandInt(k + 1), t = perm[k];
-
-    perm[k] = perm[r];
-    perm[r] = t;
-  }
-}
-
 /* the rounds on 1 to 3 threads give the sweep's roots, entry for entry, and its count; stats: the last run's */
 static void Compare(const char *what, const Graph *G, const PetscInt *perm, PetscInt *stats)
 {
@@ -125,7 +114,7 @@ static void TestRandom(PetscInt n, PetscReal degree, PetscReal isolated, PetscRe
 
   RandomGraph(n, degree, isolated, diag, &G);
   PetscCallVoid(PetscMalloc1(n + 1, &perm));
-  Shuffle(n, perm);
+  RandPerm(n, perm);
   PetscCallVoid(PetscSNPrintf(what, sizeof(what), "random graph n=%" PetscInt_FMT " degree %.1f, random order", n, (double)degree));
   Compare(what, &G, perm, NULL);
   PetscCallVoid(PetscSNPrintf(what, sizeof(what), "random graph n=%" PetscInt_FMT " degree %.1f, natural order", n, (double)degree));
@@ -141,7 +130,7 @@ static void TestGrid(PetscInt m)
 
   Grid(m, &G);
   PetscCallVoid(PetscMalloc1(G.n + 1, &perm));
-  Shuffle(G.n, perm);
+  RandPerm(G.n, perm);
   Compare("grid, random order", &G, perm, stats);
   if (m >= 24) CHECK(stats[0] <= 40 && stats[1] * 100 <= G.n, "grid %" PetscInt_FMT "^3, random order: %" PetscInt_FMT " rounds, %" PetscInt_FMT " vertices left to the sweep", m, stats[0], stats[1]);
   Compare("grid, natural order", &G, NULL, NULL);

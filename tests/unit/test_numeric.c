@@ -144,16 +144,6 @@ static void MakeCSR(PetscInt n, PetscInt deg, PetscBool sym, PetscBool inode, Pe
   PetscCallVoid(PetscFree4(rc, rn, node0, tmp));
 }
 
-static void RandomPerm(PetscInt n, PetscInt *p)
-{
-  for (PetscInt i = 0; i < n; i++) p[i] = i;
-  for (PetscInt i = n - 1; i > 0; i--) {
-    const PetscInt j = RandInt(i + 1), t = p[i];
-    p[i] = p[j];
-    p[j] = t;
-  }
-}
-
 /* a permutation moving whole nodes (their rows stay consecutive and in order) */
 static void NodePerm(const CSR *A, PetscInt *p)
 {
@@ -162,7 +152,7 @@ static void NodePerm(const CSR *A, PetscInt *p)
   PetscCallVoid(PetscMalloc2(A->nnodes + 1, &order, A->nnodes + 1, &start));
   start[0] = 0;
   for (PetscInt u = 0; u < A->nnodes; u++) start[u + 1] = start[u] + A->sizes[u];
-  RandomPerm(A->nnodes, order);
+  RandPerm(A->nnodes, order);
   for (PetscInt u = 0; u < A->nnodes; u++)
     for (PetscInt q = 0; q < A->sizes[order[u]]; q++) p[k++] = start[order[u]] + q;
   PetscCallVoid(PetscFree2(order, start));
@@ -747,10 +737,10 @@ static void TestILU(void)
     info = RandomInfo(trial, zd);
     if (perm) {
       PetscCallVoid(PetscMalloc3(n, &r, n, &c, n, &ic));
-      RandomPerm(n, r);
+      RandPerm(n, r);
       /* a positive-definite shift moves the diagonal: with other columns there, PETSc's passes may never end */
       if (trial % 2 || info.shifttype == AIJHYBRID_SHIFT_POSITIVE_DEFINITE) PetscCallVoid(PetscArraycpy(c, r, n));
-      else RandomPerm(n, c);
+      else RandPerm(n, c);
       Invert(n, c, ic);
     }
     MakeILUPattern(&A, r, ic, fill, NULL, &ref);
@@ -925,7 +915,7 @@ static void TestICC(void)
     MakeCSR(n, deg, (PetscBool)(trial % 4 != 3), PETSC_FALSE, zd ? 6 : 0, &A);
     if (perm) {
       PetscCallVoid(PetscMalloc2(n, &rip, n, &riip));
-      RandomPerm(n, rip);
+      RandPerm(n, rip);
       Invert(n, rip, riip);
     }
     MakeICCPattern(&A, rip, riip, fill, &ref);

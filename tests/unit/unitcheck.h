@@ -1,7 +1,8 @@
 /*
    What the C unit tests share: pass/fail counting with CHECK(cond, printf-args), a seeded
    generator (64-bit LCG) whose sequence is the same on every machine (each test sets rng_state),
-   and, for the tests that build matrices from (row, column), a hash of two integers.
+   random permutations drawn from it, and, for the tests that build matrices from (row, column), a
+   hash of two integers.
 */
 #ifndef AIJHYBRID_UNITCHECK_H
 #define AIJHYBRID_UNITCHECK_H
@@ -36,6 +37,18 @@ static inline double Uniform(void)
 static inline PetscInt RandInt(PetscInt n)
 {
   return n ? (PetscInt)(Uniform() * (double)n) % n : 0;
+}
+
+/* a uniform random permutation of 0..n-1 in p (Fisher-Yates from the top, one draw per step) */
+static inline void RandPerm(PetscInt n, PetscInt *p)
+{
+  for (PetscInt i = 0; i < n; i++) p[i] = i;
+  for (PetscInt i = n - 1; i > 0; i--) {
+    const PetscInt j = RandInt(i + 1), t = p[i];
+
+    p[i] = p[j];
+    p[j] = t;
+  }
 }
 
 /* real and imaginary parts (complex builds) uniform in [-1, 1), drawn in that order */
