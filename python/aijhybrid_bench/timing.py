@@ -26,7 +26,7 @@ def calibrate(job, v, first):
     """Warm v up and choose its batch: K products last about timing.batch_seconds, K from the fastest
     warm-up product (robust to a slow one); an aijhybrid variant warms up until every rank's measured
     choices are settled (src/mat/tune.c: thread 0's task share, then software prefetch; their
-    re-trials follow at once, so at most 64 + 62 + 62 products), 256 products at most; a choice
+    re-trials follow at once, so at most 64 + 98 + 98 products), 320 products at most; a choice
     still measured after that shows in the batches' choices."""
     g, tm = v.group, job.spec["timing"]
     fastest = [first]
@@ -79,12 +79,12 @@ def _settled(job, v):
 
 def _warm_up(job, v, measured, product=None, done=0):
     """Products of v (`product`, default one A.mult) until timing.warmup of them have run and, when
-    `measured`, every rank's measured choices are settled (256 products at most: a choice still
+    `measured`, every rank's measured choices are settled (320 products at most: a choice still
     measured after that shows in the batches' choices). Returns the number of products run,
     counting the `done` ones run before."""
     product = product or (lambda: v.A.mult(v.x, v.y))
     k = done
-    while k < job.spec["timing"]["warmup"] or (measured and k < 256 and not _settled(job, v)):
+    while k < job.spec["timing"]["warmup"] or (measured and k < 320 and not _settled(job, v)):
         product()
         k += 1
     return k
@@ -96,7 +96,7 @@ def audit_prefetch(job, v, distances, rounds):
     more than the choice's cost). `rounds` rounds, in the order of audit_order (alternated: every pair
     of alternatives in both orders every two rounds; an even count balances them): for each
     alternative (None: measured, then each fixed distance) MatAIJHybridSetPrefetch(), warm-up products
-    (for the measured one until every rank has decided again, 256 at most: a new decision in each
+    (for the measured one until every rank has decided again, 320 at most: a new decision in each
     round) and one barrier-timed batch of v's K products. Returns {"distances", "rounds", "samples_s":
     {"auto" or str(distance): [seconds per product, one per round]}, "choices": [per round, per rank:
     the distance the measured batch ran with, "changed" or None for measuring], "settle_products":

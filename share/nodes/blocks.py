@@ -74,13 +74,16 @@ def render_times(d, head):
                   "and %.3g ms per rank and product (all hosts on this machine's cores); a host's bandwidth %s MB/s (probe, per rate; stated B_s %.3g GB/s)." % (
                       1e3 * q["L"], 1e3 * q["o"], 1e3 * q["L_s"], 1e3 * q["o_s"], 1e9 * q["tau"], 1e3 * q["kappa"], bw, q["B_s"] / 1e9)]
     else:  # the CPU time per nonzero measured by the on-host run, fixed costs per product and per byte on the wire fitted
+        fitted = q.get("fitted") or ["c_aij", "c_hybrid"]  # records before fit_names: both fitted
+        fixed = ", ".join("%.3g ms (%s)" % (1e3 * q.get(k, 0.0), t) for k, t in (("c_aij", "aij"), ("c_hybrid", "aijhybrid")) if k in fitted)
+        fixed = fixed or "not fitted (every configuration's matrix size has its own on-host run: it cancels)"
         lines += ["", "Within 25%%: MatMult %d of %d rows fitted, %s; CG solves %d of %d (all predicted; the on-host rows are inputs)." % (tuple(w["mult_fit"]) + (held,) + tuple(w["cg"])),
                   "Parameters of the emulated hosts: network L %.3g ms per phase, o %.3g ms per message; shared memory L_s %.3g ms, o_s %.3g ms; CPU per nonzero measured "
-                  "on one host (input; all hosts on this machine's cores): %s; fixed CPU cost per product %.3g ms (aij), %.3g ms (aijhybrid); CPU %.3g ns per byte on the wire "
+                  "on one host (input; all hosts on this machine's cores): %s; fixed CPU cost per product %s; CPU %.3g ns per byte on the wire "
                   "(the kernel's TCP work)%s; a host's bandwidth %s MB/s (probe, per rate); on-host copies B_s %.3g GB/s (%s)." % (
                       1e3 * q["L"], 1e3 * q["o"], 1e3 * q["L_s"], 1e3 * q["o_s"],
                       ", ".join("%s %.3g ns" % (k.replace("mpiaijhybrid", "aijhybrid").replace("mpiaij", "aij"), 1e9 * v) for k, v in sorted(q.get("cpu_per_nnz", {}).items())),
-                      1e3 * q.get("c_aij", 0.0), 1e3 * q.get("c_hybrid", 0.0), 1e9 * q.get("beta", 0.0),
+                      fixed, 1e9 * q.get("beta", 0.0),
                       " and %.3g us per inter-host message, all hosts' (o_tcp)" % (1e6 * q["o_tcp"]) if "o_tcp" in q else "", bw, q["B_s"] / 1e9, q.get("B_s_source", "stated"))]
     import model
 

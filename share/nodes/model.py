@@ -37,13 +37,15 @@ That is a CG iteration's product (its reductions synchronise the ranks); MatMult
 MatMult rows) with eager messages and the wire dominating pipeline the next product behind the relay: wire + own.
 B_s is the probe's on-host ping-pong bandwidth (5 GB/s stated for records without it).
 tau_mt, the CPU time per nonzero of matrix m and type t (aij, aijhybrid), is MEASURED, not fitted: the on-host
-run (every rank on one host: shared memory, no network) of the same matrix and type with as many ranks and threads
-as the configuration (8 x 1 for the 2x1 layouts, 4 x 2 for the 1x2 ones: 8 ranks on 2 cores switch far more than
-4), its fixed cost per product c_t taken off, divided by its nonzeros (onhost_inputs, onhost_input, cpu_time); it
-includes that run's shared-memory exchange and its oversubscription of the cores. Records without the 4 x 2 run use
-the 8 x 1 one for every layout. The on-host rows are therefore inputs: predicted as their own times, not counted.
-c_t is a fixed CPU cost per product of each type (what does not scale with nonzeros; the small `counts` matrices,
-30-200 us products, show it); beta the CPU time per byte on the wire and o_tcp per inter-host message, all hosts'
+run (every rank on one host: shared memory, no network) of the same matrix, size and type with as many ranks and
+threads as the configuration (8 x 1 for the 2x1 layouts, 4 x 2 for the 1x2 ones: 8 ranks on 2 cores switch far more
+than 4), its fixed cost per product c_t taken off, divided by its nonzeros (onhost_inputs, onhost_input, cpu_time);
+it includes that run's shared-memory exchange and its oversubscription of the cores. The small `counts` matrices
+have on-host runs of their own (records before them extrapolate from the large size's time per nonzero; records
+without the 4 x 2 run use the 8 x 1 one for every layout). The on-host rows are therefore inputs: predicted as
+their own times, not counted. c_t is a fixed CPU cost per product of each type (what does not scale with nonzeros);
+with an on-host run of every size it cancels from the CPU term (it still enters the relaying rank's own product)
+and is barely determined; beta the CPU time per byte on the wire and o_tcp per inter-host message, all hosts'
 messages (the kernel's and MPI's TCP work runs on the same cores: 8 ranks sending 6 messages each pay for 48).
 "waiting": Open MPI's TCP rendezvous (messages above the eager limit) sends its clear-to-send back on the same TCP
 connection as the receiver's own data to the sender, so on a rate-limited link it queues behind that data; per
@@ -521,16 +523,22 @@ def predict_here(f, q, B):
     return tm_loop, tc
 
 
+def _rows_of(r):
+    """the global rows of a measured configuration (its matrix's size)"""
+    return r.get("rows") or sum(r["rank_rows"])
+
+
 def onhost_inputs(rows, by_layout=False):
-    """the on-host runs' measurements (every rank on one host: shared memory only, no network), per (matrix, type),
-    or per (matrix, type, ranks, threads) with by_layout: its MatMult time, nonzeros and rows, and the time of a CG
-    iteration besides its product and its three reductions (cg_rest_s: (solve - 2 reductions) / iterations - product -
-    3 reductions, with the job's own reduction time), and its layout (each validation row names the on-host run that
-    gave its CPU input: cpu_input). Per (matrix, type), the run with the most ranks (the reference: the layout with
-    one thread per rank)."""
+    """the on-host runs' measurements (every rank on one host: shared memory only, no network), per (matrix, rows,
+    type), or per (matrix, rows, type, ranks, threads) with by_layout: its MatMult time, nonzeros and rows, and the
+    time of a CG iteration besides its product and its three reductions (cg_rest_s: (solve - 2 reductions) /
+    iterations - product - 3 reductions, with the job's own reduction time), and its layout (each validation row
+    names the on-host run that gave its CPU input: cpu_input). Per (matrix, rows, type), the run with the most ranks
+    (the reference: the layout with one thread per rank). The rows tell the sizes of a matrix apart (the small
+    `counts` ones and the large ones have on-host runs of their own)."""
     out = {}
     for r in sorted((r for r in rows if len(set(r["host_of_rank"])) == 1 and r.get("mult_s")), key=lambda r: -len(r["host_of_rank"])):
-        key = (r["matrix"], r["type"]) + ((len(r["host_of_rank"]), r.get("threads") or 1) if by_layout else ())
+        key = (r["matrix"], _rows_of(r), r["type"]) + ((len(r["host_of_rank"]), r.get("threads") or 1) if by_layout else ())
         if key in out:
             continue  # one on-host run per key: the first row of it
         rest = None
@@ -542,12 +550,19 @@ def onhost_inputs(rows, by_layout=False):
 
 
 def onhost_input(inputs, row):
-    """the CPU input of a measured configuration: the on-host run of its matrix and type with as many ranks and threads
-    (the same oversubscription of this machine's cores: 8 ranks on 2 cores switch far more than 4), else the reference
-    on-host run (onhost_inputs; records before the per-layout on-host runs); inputs: the pair
-    (onhost_inputs(rows), onhost_inputs(rows, by_layout=True))"""
+    """the CPU input of a measured configuration: the on-host run of its matrix (and size) and type with as many ranks
+    and threads (the same oversubscription of this machine's cores: 8 ranks on 2 cores switch far more than 4), else
+    the reference on-host run of that matrix and size (onhost_inputs; records before the per-layout on-host runs),
+    else the largest size of the matrix that has one (records before the on-host runs of the `counts` matrices: their
+    time per nonzero extrapolated); None without any; inputs: the pair (onhost_inputs(rows), onhost_inputs(rows,
+    by_layout=True))"""
     ref, lay = inputs
-    return lay.get((row["matrix"], row["type"], len(row["host_of_rank"]), row.get("threads") or 1)) or ref.get((row["matrix"], row["type"]))
+    m, n, t = row["matrix"], _rows_of(row), row["type"]
+    got = lay.get((m, n, t, len(row["host_of_rank"]), row.get("threads") or 1)) or ref.get((m, n, t))
+    if got is None:
+        other = sorted((k for k in ref if k[0] == m and k[2] == t), key=lambda k: -k[1])
+        got = ref[other[0]] if other else None
+    return got
 
 
 def probe_bandwidth(probe):
@@ -651,6 +666,17 @@ def _is_input(f):
     return f["nh"] <= 1 and bool(f.get("onhost"))
 
 
+def fit_names(figs):
+    """the parameters the rows determine: FIT, but a type's fixed cost per product (c_aij, c_hybrid) only where some
+    configuration of that type takes its CPU input from an on-host run of another size (extrapolated per nonzero);
+    where every size has its own on-host run the fixed cost cancels from the model (cpu_time, relay_core) and is not
+    fitted (it stays at its start value, unused)"""
+    extrapolated = {f.get("type") for r, f, b in figs if not _is_input(f) and f.get("onhost") and f["onhost"]["nnz"] != f["nnz"]}
+    unused = {"c_aij"} if "mpiaij" not in extrapolated else set()
+    unused |= {"c_hybrid"} if "mpiaijhybrid" not in extrapolated else set()
+    return tuple(k for k in FIT if k not in unused)
+
+
 def fit_and_validate(result):
     """the emulated hosts' parameters (B from the probe at each rate; the CPU time per nonzero of each matrix and type
     measured by the on-host run; L, o, L_s, o_s, rho and the fixed costs per product c_aij, c_hybrid fitted to the
@@ -660,7 +686,7 @@ def fit_and_validate(result):
     if not rows or "error" in result.get("probe", {"error": 1}):
         return {"error": "no timed configurations or no probe"}
     inputs = (onhost_inputs(rows), onhost_inputs(rows, by_layout=True))
-    missing = sorted({"%s %s" % (r["matrix"], r["type"]) for r in rows if (r["matrix"], r["type"]) not in inputs[0]})
+    missing = sorted({"%s %s" % (r["matrix"], r["type"]) for r in rows if onhost_input(inputs, r) is None})
     if missing:
         return {"error": "no on-host run (every rank on one host) of %s: the CPU input of its products" % ", ".join(missing)}
     rates = {r["label"]: r.get("rate_bps") for r in result["runs"]}
@@ -678,11 +704,12 @@ def fit_and_validate(result):
         figs.append((r, f, B[rates[r["run"]]]))
     bs = probe_intra_bandwidth(result["probe"])
     q0 = dict(FIT_START, B_s=bs or B_S_STATED, allreduce=probe_allreduce(result["probe"]))
-    q, cost = _fit(figs, q0)
+    names = fit_names(figs)
+    q, cost = _fit(figs, q0, names)
     matrices = sorted({r["matrix"] for r in rows})
     # rho only acts on rendezvous waiting: a fold whose matrices have none does not fit it (it stays at its start value)
     waits = {m: any(w > 0 for r, f, b in figs if r["matrix"] != m and not _is_input(f) for _, w in f["wire_hosts"]) for m in matrices}
-    folds = {m: _fit([x for x in figs if x[0]["matrix"] != m], q0, FIT if waits[m] else tuple(k for k in FIT if k != "rho"))[0]
+    folds = {m: _fit([x for x in figs if x[0]["matrix"] != m], q0, names if waits[m] else tuple(k for k in names if k != "rho"))[0]
              for m in matrices} if len(matrices) > 1 else {}
     val = []
     for r, f, b in figs:
@@ -709,9 +736,9 @@ def fit_and_validate(result):
                              "model_says_faster": b["mult_pred_s"] / r["mult_pred_s"] > 1.05, "measured_faster": b["mult_s"] / r["mult_s"] > 1.0})
     first_label = result.get("rate")
     says = [w for w in wins if w["model_says_faster"] and w["rate"] == first_label]
-    cpu = {"%s %s" % k: cpu_per_nnz(v, k[1], q) for k, v in sorted(inputs[0].items())}
-    cpu_layout = {"%s %s %dx%d" % k: cpu_per_nnz(v, k[1], q) for k, v in sorted(inputs[1].items())}
-    q_out = dict(q, B_first=B[first], B_s_source="probe pingpong_intra" if bs else "stated (no on-host ping-pong in the probe)",
+    cpu = {"%s %d %s" % k: cpu_per_nnz(v, k[2], q) for k, v in sorted(inputs[0].items())}
+    cpu_layout = {"%s %d %s %dx%d" % k: cpu_per_nnz(v, k[2], q) for k, v in sorted(inputs[1].items())}
+    q_out = dict(q, fitted=list(names), B_first=B[first], B_s_source="probe pingpong_intra" if bs else "stated (no on-host ping-pong in the probe)",
                  relays_assumed=sorted({"%s %s" % (r["run"], r["matrix"]) for r, f, b in figs if f.get("relay_assumed")}), B_all={str(k): v for k, v in B.items()}, allreduce={str(k): v for k, v in q["allreduce"].items()}, cpu_per_nnz=cpu,
                  cpu_per_nnz_layout=cpu_layout)
     targets = [

@@ -9,7 +9,8 @@ usage: nodes.py check                      can this machine emulate hosts? (exit
        nodes.py full [--json F]            make test-nodes: the hosts checked and measured (ping-pong, injection),
                                            PETSc's SF tests, MatMult and CG + Jacobi of the benchmark matrices
                                            with basic and nodeaware at 4 hosts x {2x1, 1x2} counted on the wire
-                                           and timed at two rates, the performance model fitted and validated
+                                           and timed at two rates, every matrix on one host (the CPU input), the
+                                           performance model fitted and validated
                                            (share/nodes/model.py), the result as JSON
 options: --hosts N (4)  --rate R (1gbit)  --slow-rate R (100mbit)  --ranks-per-host R (2)  --threads T (1)
          --subnet A.B.C (10.213.0)  --build DIR (build)  --keep-going
@@ -294,10 +295,12 @@ def main(argv=None):
                 for lay, rph, th in LAYOUTS:
                     runs.append(run_worker(hosts, "large-" + lay, "large", args.large, lay, rph, th, args.build, tmp, args, args.rounds, args.cg_its, 5))
                 # this machine's on-host exchange: every rank of each layout on one host (shared memory only), the
-                # CPU input of the model for the configurations with as many ranks and threads
+                # CPU input of the model for the configurations of the same matrices with as many ranks and threads
                 for lay, rph, th in LAYOUTS:
                     n = rph * hosts.n
                     runs.append(run_worker(hosts, "onhost-%dx%d" % (n, th), "onhost", args.large, "%dx%d" % (n, th), n, th, args.build, tmp, args, args.rounds, args.cg_its, 5,
+                                           variants="aij,hybrid", nhosts=1))
+                    runs.append(run_worker(hosts, "onhost-counts-%dx%d" % (n, th), "onhost", args.counts, "%dx%d" % (n, th), n, th, args.build, tmp, args, args.rounds, args.cg_its, 20,
                                            variants="aij,hybrid", nhosts=1))
                 set_rate(hosts, args.slow_rate)
                 result["probe_slow"] = mpi_json(hosts, "probe.py", ["--reps", "10", "--sizes", "8,65536,1048576"], args.ranks_per_host, 1, args.build, os.path.join(tmp, "probe-slow.json"))

@@ -50,7 +50,7 @@ static PetscErrorCode MatCoarsenApply_AIJHybrid_Seq(Mat G, PetscInt k, IS perm, 
 
     /* MISK: the ordering on the first MIS, the natural order on the coarser graphs; the first of a large
        graph in rounds on the threads where its pattern is symmetric (GAMG's graphs are), else the serial sweep: the same roots */
-    nsel   = nt > 1 && !it && perm_ix && cn >= AIJHYBRID_MIS_ROUNDS_MIN ? AIJHybridMISGreedyRounds(cn, ai, aj, it ? NULL : perm_ix, nt, misw, root, stats) : -2;
+    nsel   = nt > 1 && !it && perm_ix && cn >= AIJHYBRID_MIS_ROUNDS_MIN ? AIJHybridMISGreedyRounds(cn, ai, aj, perm_ix, nt, misw, root, stats) : -2;
     rounds = nsel != -2;
     if (!rounds) nsel = AIJHybridMISGreedy(cn, ai, aj, it ? NULL : perm_ix, root);
     PetscCheck(nsel >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The greedy ordering has an entry outside 0..%" PetscInt_FMT, cn - 1);

@@ -58,7 +58,8 @@ PetscLogEvent MATAIJHYBRID_Levels;
 
 /* the measured choice of -mat_aijhybrid_factor_solve auto (src/tune/choice.h): threaded (A, the
    default) or PETSc's serial solves (B); MatSolve()s in pairs, one warm-up pair, trials of 10 pairs
-   (9 wins beyond a 5% margin needed), up to 3 trials 100 solves apart, 5% false-choice probability */
+   (9 wins beyond a 5% margin needed; each trial's test counts every pair so far: 16 of 20, 22 of 30), up
+   to 3 trials 100 solves apart, 5% false-choice probability */
 static const AIJHybridChoiceRule SolveRule = {10, 3, 1, 100, 0.05, 0.05};
 
 typedef PetscErrorCode (*AIJHybridSolveFn)(Mat, Vec, Vec);

@@ -50,7 +50,7 @@ static PetscLogEvent MATAIJHYBRID_NumericPlan = 0;
 #define NSLICES 6 /* slices of the levels timed in turn by the measured choice */
 
 /* the measured choice of the numeric factorization (choice.h): pairs of uses = numeric
-   factorizations, the slices in turn; 2 trials of 6 pairs at 5% each (6 of 6 needed) */
+   factorizations, the slices in turn; 2 trials of 6 pairs at 2.5% each (6 of 6 needed, then 10 of all 12) */
 static const AIJHybridChoiceRule NumericRule = {NSLICES, 2, 1, 2 * NSLICES, 0.05, 0.05};
 
 /* ---------------------------------------------------------------- PETSc's routines, learnt */

@@ -72,9 +72,9 @@ typedef struct {
 
 /* the rule of both measured choices (src/tune/choice.h): pairs of products per trial, trials, warm-up
    pairs, products of the default between trials (0: a trial that cannot tell is followed at once by the
-   next, so the choice is settled within 1 + 3 * 10 pairs, before a solve is far along), the minimum
-   effect and the false-choice probability */
-#define AIJHYBRID_TUNE_PAIRS  10
+   next, so the choice is settled within 1 + 3 * 16 pairs, 98 products, before a solve is far along), the
+   minimum effect and the false-choice probability; each trial's test counts every pair so far */
+#define AIJHYBRID_TUNE_PAIRS  16
 #define AIJHYBRID_TUNE_TRIALS 3
 #define AIJHYBRID_TUNE_WARMUP 1
 #define AIJHYBRID_TUNE_WAIT   0

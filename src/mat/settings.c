@@ -747,12 +747,13 @@ PetscErrorCode MatAIJHybridGetFirstTouch(Mat A, PetscBool *flg)
   "Products"). So by default each
   rank measures, in pairs of products one without and one with a distance of 512 (in alternating
   order, after one warm-up pair), and turns prefetch on only when the product without takes more
-  than 1.05 times the one with in at least 9 of 10 pairs (a sign test: the probability of turning it
-  on when it is not faster by that much is at most 0.05); otherwise the next 10 pairs are measured
-  at once, 3 trials at most, and it stays off if none decides: the choice is settled within 62
-  products. In task mode the trial waits until thread 0's share is chosen
-  (`MatAIJHybridSetTaskShare()`). It starts again when the thread count, the mode or the nonzero
-  pattern changes. Results do not depend on it. The transpose products do not prefetch.
+  than 1.05 times the one with in at least 13 of 16 pairs (a sign test: the probability of turning
+  it on when it is not faster by that much is at most 0.05 over all trials); otherwise the next 16
+  pairs are measured at once and the test counts all pairs so far (23 of 32, then 32 of 48), 3
+  trials at most, and it stays off if none decides: the choice is settled within 98 products. In
+  task mode the trial waits until thread 0's share is chosen (`MatAIJHybridSetTaskShare()`). It
+  starts again when the thread count, the mode or the nonzero pattern changes. Results do not
+  depend on it. The transpose products do not prefetch.
 
 .seealso: `MATAIJHYBRID`, `MatAIJHybridGetPrefetch()`
 @*/
@@ -813,9 +814,10 @@ PetscErrorCode MatAIJHybridGetPrefetch(Mat A, PetscInt *distance, PetscInt *in_u
   T threads, so that thread 0 would finish its exchange and its rows when the others finish theirs;
   it is sized again, at most 4 times, until it settles. Then the sized share is compared with
   share 1 in pairs of products, as `MatAIJHybridSetPrefetch()` compares prefetch: it is taken only
-  when faster by that margin in at least 9 of 10 pairs, otherwise share 1 stays (the next 10 pairs
-  measured at once, 3 trials at most). With `-mat_aijhybrid_first_touch` the two are not compared
-  (the copies of the block would be placed anew at each product) and share 1 stays. Results do not
+  when faster by that margin in at least 13 of 16 pairs, otherwise share 1 stays (the next 16 pairs
+  measured at once and counted with the earlier ones, 3 trials at most). With
+  `-mat_aijhybrid_first_touch` the two are not compared (the copies of the block would be placed
+  anew at each product) and share 1 stays. Results do not
   depend on the share.
 
 .seealso: `MATAIJHYBRID`, `MatAIJHybridGetTaskShare()`, `MatAIJHybridSetMode()`

@@ -7,7 +7,7 @@
    each alternative; a sign test with a minimum effect AIJHYBRID_TUNE_EFFECT and a false-choice
    probability AIJHYBRID_TUNE_ALPHA; the default kept when it cannot tell; the re-trials follow at
    once (AIJHYBRID_TUNE_WAIT 0), at most AIJHYBRID_TUNE_TRIALS trials, so that a choice is settled
-   within its first 62 measured products and never changes in the middle of a solve that long). The share's samples are the
+   within its first 98 measured products and never changes in the middle of a solve that long). The share's samples are the
    wall time of a product's threaded region, the prefetch's the kernel time of its slowest thread
    (MatAIJHybridTune()). They never measure at the same time: the prefetch trial waits while the
    share is measured.

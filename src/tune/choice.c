@@ -113,20 +113,19 @@ void AIJHybridChoiceAdd(AIJHybridChoice *c, PetscInt which, double seconds)
   c->a[c->npairs] = which ? c->pending : seconds;
   c->b[c->npairs] = which ? seconds : c->pending;
   c->npairs++;
-  if (c->npairs == c->rule.pairs * (c->trial + 1)) { /* the trial is complete: test its pairs */
-    const PetscInt first = c->rule.pairs * c->trial;
-    double         ratio[AIJHYBRID_CHOICE_MAXPAIRS];
+  if (c->npairs == c->rule.pairs * (c->trial + 1)) { /* the trial is complete: test every pair so far */
+    double ratio[AIJHYBRID_CHOICE_MAXPAIRS];
 
-    c->state = AIJHybridChoiceTest(c->rule.pairs, c->a + first, c->b + first, c->rule.effect, c->rule.alpha / (PetscReal)c->rule.trials, &c->wins_a, &c->wins_b, &c->needed);
+    c->state = AIJHybridChoiceTest(c->npairs, c->a, c->b, c->rule.effect, c->rule.alpha / (PetscReal)c->rule.trials, &c->wins_a, &c->wins_b, &c->needed);
     c->trial++;
     c->waited     = 0;
     c->decided_at = c->uses;
     c->in_force   = c->state == AIJHYBRID_CHOICE_B ? 1 : 0;
     if (c->state == AIJHYBRID_CHOICE_CANNOT_TELL && c->trial < c->rule.trials && !c->rule.wait) c->state = AIJHYBRID_CHOICE_MEASURING; /* the next trial at once */
-    for (PetscInt k = 0; k < c->rule.pairs; k++) ratio[k] = c->a[first + k] > 0 ? c->b[first + k] / c->a[first + k] : 0;
-    c->median_a     = Median(c->rule.pairs, c->a + first);
-    c->median_b     = Median(c->rule.pairs, c->b + first);
-    c->median_ratio = Median(c->rule.pairs, ratio);
+    for (PetscInt k = 0; k < c->npairs; k++) ratio[k] = c->a[k] > 0 ? c->b[k] / c->a[k] : 0;
+    c->median_a     = Median(c->npairs, c->a);
+    c->median_b     = Median(c->npairs, c->b);
+    c->median_ratio = Median(c->npairs, ratio);
   }
 }
 

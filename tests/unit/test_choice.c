@@ -4,12 +4,15 @@
    - the sampling order (A B B A ...), the warm-up pairs not counted, a fixed choice never timed;
    - a forced noisy tie (alternating large wins of each side) cannot tell and keeps the default,
      through every re-trial; a clear difference decides in the first trial, for A and for B;
-   - a "cannot tell" followed, after the wait, by re-trials: one that cannot tell either, then one
-     whose pairs differ clearly: decided then, from its own pairs; a made choice is final;
+   - re-trials count every pair so far: after a tie and the wait, a trial won 7 of 10 by B cannot
+     tell (7 of 20, 16 needed), nor can a third won 10 of 10 (17 of 30, 22 needed); B winning 8 of
+     every 10 pairs (the other 2 ties) decides at the second trial (16 of 20), which two trials
+     tested apart (9 of 10 each) never would; a made choice is final;
    - simulated noise (seeded, up to 40% per sample): over many choices between equal
      alternatives, or with the default up to the effect faster, the rate of false choices stays
      under alpha (with the sampling error of the simulation); a 30% difference within 10% noise is
-     found nearly always, and never the wrong way.
+     found nearly always, and never the wrong way; with 16 pairs per trial (the products' rule), a
+     20% difference that a quarter of the samples lose (load) is found nearly always too.
    Prints "N passed, N failed"; exits non-zero on any failure.
 */
 #include "tune/choice.h"
@@ -104,7 +107,7 @@ static void TestScripted(void)
   }
   CHECK(c.state == AIJHYBRID_CHOICE_CANNOT_TELL && c.trial == 3 && c.npairs == 30 && c.in_force == 0, "noisy tie: state %s after %d trials (%d pairs), %s in force", AIJHybridChoiceStateName(c.state), (int)c.trial, (int)c.npairs,
         c.in_force ? "B" : "A");
-  CHECK(c.wins_a == 5 && c.wins_b == 5 && c.needed == 9, "noisy tie: wins %d and %d of 10, %d needed", (int)c.wins_a, (int)c.wins_b, (int)c.needed);
+  CHECK(c.wins_a == 15 && c.wins_b == 15 && c.needed == 22, "noisy tie: wins %d and %d of 30, %d needed", (int)c.wins_a, (int)c.wins_b, (int)c.needed);
 
   /* clear differences decide in the first trial */
   for (PetscInt side = 0; side < 2; side++) {
@@ -124,8 +127,9 @@ static void TestScripted(void)
   for (PetscInt u = 0; u < 400; u++) Use(&c, 1.0, 1.03);
   CHECK(c.state == AIJHYBRID_CHOICE_CANNOT_TELL && c.wins_a == 0 && c.wins_b == 0, "a 3%% difference decided with a 5%% effect");
 
-  /* a re-trial changes "cannot tell": a tie, the wait on the default, a second trial with B faster
-     in 7 pairs of 10 (9 needed), the wait, a third with B faster in every pair */
+  /* re-trials count every pair so far: a tie, the wait on the default, a second trial with B faster
+     in 7 pairs of 10 (7 of 20, 16 needed), the wait, a third with B faster in every pair (17 of 30,
+     22 needed): a difference that shows in the last trial alone does not outweigh the earlier ties */
   AIJHybridChoiceInit(&c, &rule10);
   for (PetscInt u = 0; u < 22; u++) Use(&c, 1.0, 1.0);
   CHECK(c.state == AIJHYBRID_CHOICE_CANNOT_TELL && c.trial == 1, "a tie: %s", AIJHybridChoiceStateName(c.state));
@@ -135,11 +139,24 @@ static void TestScripted(void)
     CHECK(!timed && w == 0, "the wait after a tie measures or runs B");
   }
   for (PetscInt u = 0; u < 20; u++) Use(&c, 1.0, u < 14 ? 0.5 : 1.0);
-  CHECK(c.state == AIJHYBRID_CHOICE_CANNOT_TELL && c.trial == 2 && c.wins_b == 7 && c.needed == 9 && c.in_force == 0, "second trial: %s, %d wins of %d needed", AIJHybridChoiceStateName(c.state), (int)c.wins_b, (int)c.needed);
+  CHECK(c.state == AIJHYBRID_CHOICE_CANNOT_TELL && c.trial == 2 && c.wins_b == 7 && c.needed == 16 && c.in_force == 0, "second trial: %s, %d wins of %d needed", AIJHybridChoiceStateName(c.state), (int)c.wins_b, (int)c.needed);
   for (PetscInt u = 0; u < rule10.wait + 20; u++) Use(&c, 1.0, 0.5);
-  CHECK(c.state == AIJHYBRID_CHOICE_B && c.trial == 3 && c.npairs == 30 && c.wins_b == 10 && c.in_force == 1, "third trial: %s with %d wins of B (%d needed)", AIJHybridChoiceStateName(c.state), (int)c.wins_b, (int)c.needed);
+  CHECK(c.state == AIJHYBRID_CHOICE_CANNOT_TELL && c.trial == 3 && c.npairs == 30 && c.wins_b == 17 && c.needed == 22 && c.in_force == 0, "third trial: %s with %d wins of B (%d needed)", AIJHybridChoiceStateName(c.state), (int)c.wins_b,
+        (int)c.needed);
+  for (PetscInt u = 0; u < 100; u++) Use(&c, 1.0, 0.5);
+  CHECK(c.state == AIJHYBRID_CHOICE_CANNOT_TELL && c.trial == 3 && c.in_force == 0, "measured again after the last trial");
+
+  /* B faster in 8 pairs of every 10, the other 2 exact ties: 8 of 10 (9 needed) cannot tell, then 16
+     of 20 (16 needed) chooses B at the second trial, from all its pairs; a made choice is final */
+  AIJHybridChoiceInit(&c, &rule10);
+  for (PetscInt u = 0; u < 2 + 2 * 10; u++) Use(&c, 1.0, !c.warm && c.npairs % 5 == 4 ? 1.0 : 0.7); /* the pair under way is pair npairs */
+  CHECK(c.state == AIJHYBRID_CHOICE_CANNOT_TELL && c.trial == 1 && c.wins_b == 8 && c.needed == 9, "8 of 10 pairs: %s, %d wins of %d needed", AIJHybridChoiceStateName(c.state), (int)c.wins_b, (int)c.needed);
+  for (PetscInt u = 0; u < rule10.wait + 2 * 10; u++) Use(&c, 1.0, !c.warm && c.npairs % 5 == 4 ? 1.0 : 0.7);
+  CHECK(c.state == AIJHYBRID_CHOICE_B && c.trial == 2 && c.npairs == 20 && c.wins_b == 16 && c.needed == 16 && c.in_force == 1, "8 of every 10 pairs: %s after %d trials, %d wins of %d needed", AIJHybridChoiceStateName(c.state), (int)c.trial,
+        (int)c.wins_b, (int)c.needed);
+  CHECK(fabs(c.median_ratio - 0.7) < 1e-12, "the medians of all 20 pairs: ratio %g", c.median_ratio);
   for (PetscInt u = 0; u < 100; u++) Use(&c, 1.0, 1.0);
-  CHECK(c.state == AIJHYBRID_CHOICE_B && c.trial == 3, "a made choice measured again");
+  CHECK(c.state == AIJHYBRID_CHOICE_B && c.trial == 2, "a made choice measured again");
 
   /* wait 0: the re-trials follow at once and the state stays "measuring" between them; a tie
      settles as "cannot tell" after the last trial, a difference in the second trial decides there */
@@ -160,9 +177,10 @@ static void TestScripted(void)
     for (PetscInt u = 0; u < 20; u++) Use(&c, 1.0, 1.0);
     CHECK(c.state == AIJHYBRID_CHOICE_CANNOT_TELL && c.trial == 3 && c.in_force == 0 && c.decided_at == 62, "wait 0, a tie: %s after %d trials, at use %d", AIJHybridChoiceStateName(c.state), (int)c.trial, (int)c.decided_at);
     AIJHybridChoiceInit(&c, &rule0);
-    for (PetscInt u = 0; u < 22; u++) Use(&c, 1.0, 1.0);
+    for (PetscInt u = 0; u < 22; u++) Use(&c, 1.0, u < 8 ? 1.0 : 0.5); /* B faster in 7 of the first 10 pairs */
+    CHECK(c.state == AIJHYBRID_CHOICE_MEASURING && c.trial == 1 && c.wins_b == 7, "wait 0, 7 of 10: %s after %d trials", AIJHybridChoiceStateName(c.state), (int)c.trial);
     for (PetscInt u = 0; u < 20; u++) Use(&c, 1.0, 0.5);
-    CHECK(c.state == AIJHYBRID_CHOICE_B && c.trial == 2 && c.decided_at == 42 && c.in_force == 1, "wait 0, B faster in the second trial: %s after %d trials", AIJHybridChoiceStateName(c.state), (int)c.trial);
+    CHECK(c.state == AIJHYBRID_CHOICE_B && c.trial == 2 && c.wins_b == 17 && c.decided_at == 42 && c.in_force == 1, "wait 0, B faster in the second trial: %s after %d trials", AIJHybridChoiceStateName(c.state), (int)c.trial);
   }
 }
 
@@ -172,36 +190,42 @@ static double Noise(double s)
   return exp(s * (Uniform() + Uniform() + Uniform() - 1.5));
 }
 
-/* runs a choice to its end (at most 1000 uses) with true times ta, tb and noise s; returns its state */
-static AIJHybridChoiceState Simulate(const AIJHybridChoiceRule *rule, double ta, double tb, double s)
+/* runs a choice to its end (at most 1000 uses) with true times ta, tb and noise s, a fraction q of B's
+   samples taking A's time (B's advantage lost to load); returns its state */
+static AIJHybridChoiceState Simulate(const AIJHybridChoiceRule *rule, double ta, double tb, double s, double q)
 {
   AIJHybridChoice c;
 
   AIJHybridChoiceInit(&c, rule);
-  for (PetscInt u = 0; u < 1000 && (c.state == AIJHYBRID_CHOICE_MEASURING || (c.state == AIJHYBRID_CHOICE_CANNOT_TELL && c.trial < c.rule.trials)); u++) Use(&c, ta * Noise(s), tb * Noise(s));
+  for (PetscInt u = 0; u < 1000 && (c.state == AIJHYBRID_CHOICE_MEASURING || (c.state == AIJHYBRID_CHOICE_CANNOT_TELL && c.trial < c.rule.trials)); u++) {
+    const double na = Noise(s), nb = Noise(s);
+
+    Use(&c, ta * na, (q > 0 && Uniform() < q ? ta : tb) * nb);
+  }
   return c.state;
 }
 
 static void TestSimulated(void)
 {
   const PetscInt            N     = 3000;
-  const AIJHybridChoiceRule r5    = {5, 1, 0, 0, 0.05, 0.05}; /* the numeric factorization's kind: one trial of 5 pairs */
+  const AIJHybridChoiceRule r5    = {5, 1, 0, 0, 0.05, 0.05};  /* the numeric factorization's kind: one trial of 5 pairs */
+  const AIJHybridChoiceRule r16   = {16, 3, 1, 0, 0.05, 0.05}; /* the products' rule (src/mat/context.h) */
   const double              slack = 3 * sqrt(0.05 * 0.95 / N);
 
   rng_state = 31415;
-  for (PetscInt k = 0; k < 4; k++) {
-    const AIJHybridChoiceRule *rule = k % 2 ? &r5 : &rule10;
-    const double               s    = k < 2 ? 0.4 : 0.1;
+  for (PetscInt k = 0; k < 6; k++) {
+    const AIJHybridChoiceRule *rule = k >= 4 ? &r16 : k % 2 ? &r5 : &rule10;
+    const double               s    = k < 2 || k == 4 ? 0.4 : 0.1;
     PetscInt                   ca = 0, cb = 0, slow = 0, found = 0, wrong = 0;
 
     for (PetscInt t = 0; t < N; t++) { /* equal alternatives */
-      const AIJHybridChoiceState st = Simulate(rule, 1.0, 1.0, s);
+      const AIJHybridChoiceState st = Simulate(rule, 1.0, 1.0, s, 0);
       ca += st == AIJHYBRID_CHOICE_A;
       cb += st == AIJHYBRID_CHOICE_B;
     }
-    for (PetscInt t = 0; t < N; t++) slow += Simulate(rule, 1.0, 1.0 / 1.05, s) == AIJHYBRID_CHOICE_A; /* A slower by the effect */
+    for (PetscInt t = 0; t < N; t++) slow += Simulate(rule, 1.0, 1.0 / 1.05, s, 0) == AIJHYBRID_CHOICE_A; /* A slower by the effect */
     for (PetscInt t = 0; t < N; t++) {
-      const AIJHybridChoiceState st = Simulate(rule, 1.0, 0.7, 0.1);
+      const AIJHybridChoiceState st = Simulate(rule, 1.0, 0.7, 0.1, 0);
       found += st == AIJHYBRID_CHOICE_B;
       wrong += st == AIJHYBRID_CHOICE_A;
     }
@@ -210,6 +234,17 @@ static void TestSimulated(void)
     CHECK(found >= 0.99 * N && wrong == 0, "30%% faster B within 10%% noise, %d pairs: found %d times of %d, the wrong way %d times", (int)rule->pairs, (int)found, (int)N, (int)wrong);
     printf("rule %d pairs x %d trials, noise %g: equal alternatives chosen %.4f (A) %.4f (B); slower default %.4f; 30%% difference found %.4f\n", (int)rule->pairs, (int)rule->trials, s, (double)ca / N, (double)cb / N, (double)slow / N,
            (double)found / N);
+  }
+  { /* B 20% faster, 10% noise, a quarter of B's samples lose the advantage: the products' rule finds it */
+    PetscInt found = 0, wrong = 0;
+
+    for (PetscInt t = 0; t < N; t++) {
+      const AIJHybridChoiceState st = Simulate(&r16, 1.0, 0.8, 0.1, 0.25);
+      found += st == AIJHYBRID_CHOICE_B;
+      wrong += st == AIJHYBRID_CHOICE_A;
+    }
+    CHECK(found >= 0.98 * N && wrong == 0, "20%% faster B, a quarter of its samples lost, 16 pairs: found %d times of %d, the wrong way %d times", (int)found, (int)N, (int)wrong);
+    printf("rule 16 pairs x 3 trials, noise 0.1, 20%% difference in 3 of 4 samples: found %.4f\n", (double)found / N);
   }
 }
 

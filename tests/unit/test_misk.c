@@ -86,7 +86,6 @@ static void FreeGraph(Graph *G)
   PetscCallVoid(PetscFree2(G->i, G->j));
 }
 
-/* a random permutation of 0..n-1 (Fisher-Yates) */
 /* the rounds on 1 to 3 threads give the sweep's roots, entry for entry, and its count; stats: the last run's */
 static void Compare(const char *what, const Graph *G, const PetscInt *perm, PetscInt *stats)
 {

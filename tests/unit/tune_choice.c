@@ -7,8 +7,9 @@
      force outside the trials' own products;
    - an alternative faster by 20% (+-2% noise) is chosen: prefetch on, the sized share;
    - a default faster by 20% stays;
-   - a first trial that cannot tell (noisy), then an alternative faster by 20%: the re-trial, at
-     once (AIJHYBRID_TUNE_WAIT 0), chooses it, and the choice reads as measuring until then;
+   - an alternative faster by 20% in 3 of every 4 pairs, the 4th an exact tie: the first trial
+     cannot tell (12 of 16, 13 needed), the re-trial, at once (AIJHYBRID_TUNE_WAIT 0), counts all
+     32 pairs and chooses it (24, 23 needed), and the choice reads as measuring until then;
    - a set prefetch distance or share is in force from the first product, and nothing is measured.
    The share's cases need task mode: 2 ranks or more (each with 2 threads).
    Prints "tune_choice: N checks passed, M failed"; exits non-zero on a failure.
@@ -22,15 +23,16 @@ typedef enum {
   AIJHYBRID_TUNE_SHARE_SIZED
 } TuneEvent; /* as AIJHybridTuneEvent of src/mat/context.h */
 
-/* the samples of each alternative when no trial decides: one warm-up pair, then 3 trials of 10 pairs
+/* the samples of each alternative when no trial decides: one warm-up pair, then 3 trials of 16 pairs
    (AIJHYBRID_TUNE_WARMUP, _TRIALS, _PAIRS of src/mat/context.h) */
-#define FULL_TRIALS (1 + 3 * 10)
+#define PAIRS       16
+#define FULL_TRIALS (1 + 3 * PAIRS)
 
 typedef enum {
   TIE,
   OTHER_FASTER,
   DEFAULT_FASTER,
-  TIE_THEN_OTHER_FASTER /* TIE for the warm-up pair and the first trial, OTHER_FASTER after */
+  FASTER_WITH_TIES /* OTHER_FASTER, but the warm-up pair and every 4th counted pair an exact tie */
 } Scenario;
 
 typedef struct {
@@ -59,7 +61,12 @@ static double FakeClock(void *ctx, TuneEvent what, PetscInt alt)
 
   if (what == AIJHYBRID_TUNE_SHARE_SIZED) return 0.5;
   c->samples[k][alt ? 1 : 0]++;
-  if (s == TIE_THEN_OTHER_FASTER) s = c->samples[k][0] + c->samples[k][1] <= 2 * (1 + 10) ? TIE : OTHER_FASTER;
+  if (s == FASTER_WITH_TIES) {
+    const PetscInt pair = (c->samples[k][0] + c->samples[k][1] - 1) / 2; /* 0: the warm-up pair */
+
+    if (pair == 0 || pair % 4 == 0) return 1e-3;
+    s = OTHER_FASTER;
+  }
   return Seconds(s, alt);
 }
 
@@ -145,21 +152,21 @@ int main(int argc, char **argv)
   CHECK(seen.pf_final == 0 && seen.pf_on == 0, "prefetch, noisy tie: the default (none) kept, never on (on after %" PetscInt_FMT " products, final %" PetscInt_FMT ")", seen.pf_on, seen.pf_final);
   CHECK(clock.samples[0][0] == FULL_TRIALS && clock.samples[0][1] == FULL_TRIALS, "prefetch, noisy tie: every trial and re-trial ran, in pairs (%" PetscInt_FMT " / %" PetscInt_FMT " samples)", clock.samples[0][0], clock.samples[0][1]);
   clock = (Clock){OTHER_FASTER, TIE, {{0}}};
-  PetscCall(Run(A, &clock, 200, &seen));
+  PetscCall(Run(A, &clock, 300, &seen));
   CHECK(seen.pf_final == 512, "prefetch 20%% faster: chosen (final %" PetscInt_FMT ")", seen.pf_final);
-  /* settled within its first trial (22 products); at 2 ranks (task mode) after the share's sizing (16 products per sizing,
-     4 at most) and its choice (a tie here: 3 trials, 62 products) */
-  CHECK(seen.pf_measuring > 0 && seen.pf_measuring < (size > 1 ? 16 * 4 + 62 : 0) + 22, "prefetch 20%% faster: measured over %" PetscInt_FMT " products, then decided", seen.pf_measuring);
+  /* settled within its first trial (2 (1 + PAIRS) products); at 2 ranks (task mode) after the share's sizing (16 products
+     per sizing, 4 at most) and its choice (a tie here: 3 trials, 2 FULL_TRIALS products) */
+  CHECK(seen.pf_measuring > 0 && seen.pf_measuring < (size > 1 ? 16 * 4 + 2 * FULL_TRIALS : 0) + 2 * (1 + PAIRS), "prefetch 20%% faster: measured over %" PetscInt_FMT " products, then decided", seen.pf_measuring);
   clock = (Clock){DEFAULT_FASTER, TIE, {{0}}};
   PetscCall(Run(A, &clock, 200, &seen));
   CHECK(seen.pf_final == 0 && seen.pf_on == 0, "no prefetch 20%% faster: kept (final %" PetscInt_FMT ")", seen.pf_final);
   PetscCall(MatAIJHybridSetMode(A, MAT_AIJHYBRID_MODE_VECTOR)); /* on several ranks auto is task mode, where the prefetch trials wait for the share's */
-  clock = (Clock){TIE_THEN_OTHER_FASTER, TIE, {{0}}};
-  PetscCall(Run(A, &clock, 100, &seen));
+  clock = (Clock){FASTER_WITH_TIES, TIE, {{0}}};
+  PetscCall(Run(A, &clock, 150, &seen));
   PetscCall(MatAIJHybridSetMode(A, MAT_AIJHYBRID_MODE_AUTO));
-  CHECK(seen.pf_final == 512 && clock.samples[0][0] + clock.samples[0][1] == 2 * (1 + 2 * 10), "noisy first trial, then prefetch 20%% faster: the second trial, at once, chooses it (final %" PetscInt_FMT ", %" PetscInt_FMT " samples)", seen.pf_final,
-        clock.samples[0][0] + clock.samples[0][1]);
-  CHECK(seen.pf_measuring + 1 == clock.samples[0][0] + clock.samples[0][1], "noisy first trial: the choice reads as measuring until the re-trial decides (%" PetscInt_FMT " of %" PetscInt_FMT " products)", seen.pf_measuring,
+  CHECK(seen.pf_final == 512 && clock.samples[0][0] + clock.samples[0][1] == 2 * (1 + 2 * PAIRS), "prefetch 20%% faster in 3 of 4 pairs: the second trial, at once, chooses it from all pairs (final %" PetscInt_FMT ", %" PetscInt_FMT " samples)",
+        seen.pf_final, clock.samples[0][0] + clock.samples[0][1]);
+  CHECK(seen.pf_measuring + 1 == clock.samples[0][0] + clock.samples[0][1], "3 of 4 pairs: the choice reads as measuring until the re-trial decides (%" PetscInt_FMT " of %" PetscInt_FMT " products)", seen.pf_measuring,
         clock.samples[0][0] + clock.samples[0][1]);
   PetscCall(MatAIJHybridSetPrefetch(A, 256));
   clock = (Clock){OTHER_FASTER, TIE, {{0}}};
