@@ -115,7 +115,7 @@ def run_case(case):
                     C.check_partition(Ah, t)
         ph.set_task_share(Ah, None)
         # software prefetch: fixed distances (1: every next line; 10^6: past every array end, capped)
-        # and measured (src/mat/tune.c: settled within a warm-up pair and 3 trials of 10 pairs of forward
+        # and measured (src/mat/tune.c: settled within a warm-up pair and 3 trials of 16 pairs of forward
         # products in vector mode, the re-trials following at once; in task mode it waits while thread 0's
         # share is measured); results never depend on it
         for pd in (0, 1, 8, 512, 10**6, None):
@@ -124,7 +124,7 @@ def run_case(case):
                 ph.set_mode(Ah, mode)
                 for t in (1, 2, 3):
                     ph.set_num_threads(Ah, t)
-                    for _ in range(2 * (1 + 3 * 10) if pd is None else 1):
+                    for _ in range(2 * (1 + 3 * 16) if pd is None else 1):
                         y = fn(Ah)
                         assert C.same_bits(y, base), "%s: prefetch %s, mode %s with %d threads differs bitwise" % (vname, pd, mode, t)
                         y.destroy()
@@ -133,7 +133,7 @@ def run_case(case):
                     if pd is not None:
                         assert in_use == pd, (in_use, pd)
                     elif "Transpose" not in vname and ph.get_mode(Ah) == "vector":  # the transposes do not prefetch and are not measured
-                        assert in_use in (0, 512), "measured prefetch not settled after 62 products: %s" % (in_use,)
+                        assert in_use in (0, 512), "measured prefetch not settled after 98 products: %s" % (in_use,)
                     else:
                         assert in_use in (None, 0, 512), in_use
         ph.set_prefetch(Ah, None)
