@@ -66,7 +66,7 @@ HOLDS = {"MatPtAPSymbolic": ("AIJHybSpGEMMSym",), "MatMatMultSym": ("AIJHybSpGEM
          "MatTranspose": ("AIJHybProdTransp",)}
 DEFAULT_METHODS = [
     {"label": "cg+gamg", "ksp": "cg", "pc": "gamg"},
-    {"label": "gmres+ilu0", "ksp": "gmres", "pc": "ilu", "pc_parallel": "bjacobi", "options_parallel": "-sub_pc_type ilu", "setup_repeats": 4},
+    {"label": "gmres+ilu0", "ksp": "gmres", "pc": "ilu", "pc_parallel": "bjacobi", "options_parallel": "-sub_pc_type ilu", "setup_repeats": 12},
 ]
 # the events that are the setup itself (their share is ~100%)
 OWN_SETUP = ("KSPSetUp", "PCSetUp", "PCSetUp_GAMG+")
