@@ -6,6 +6,7 @@
 */
 #include "cache.h"
 #include "../kernels/sor.h"
+#include "productplan.h"
 
 /* the log events of the matrix types (registered with the package, src/register.c) */
 PetscLogEvent MATAIJHYBRID_Partition, MATAIJHYBRID_HaloBegin, MATAIJHYBRID_HaloEnd, MATAIJHYBRID_Mult, MATAIJHYBRID_Transpose;
@@ -215,26 +216,15 @@ PetscErrorCode MatAIJHybridTransposeUpdate(AIJHybridTranspose *t, Mat A, Mat blo
   PetscFunctionBegin;
   PetscCall(MatAIJHybridBlockKeyRead(block, &key, &ai, &aj));
   if (!t->ti || !MatAIJHybridBlockKeySame(&t->key, &key)) {
-    const PetscInt nz = key.nz;
-    PetscInt      *fill;
+    const PetscInt     nz  = key.nz;
+    const AIJHybridCSR csr = {ai, aj, NULL, NULL, NULL, NULL, 0};
 
     PetscCall(MatAIJHybridTransposeReset(t));
     PetscCall(MatAIJHybridBlockKeyHold(&t->key, &key, A));
     PetscCall(PetscLogEventBegin(MATAIJHYBRID_Partition, 0, 0, 0, 0));
     PetscCall(PetscMalloc4(n + 1, &t->ti, nz, &t->tj, nz, &t->perm, nz, &t->tv));
-    PetscCall(PetscArrayzero(t->ti, n + 1));
-    for (PetscInt k = 0; k < nz; k++) t->ti[aj[k] + 1]++;
-    for (PetscInt c = 0; c < n; c++) t->ti[c + 1] += t->ti[c];
-    PetscCall(PetscMalloc1(n, &fill));
-    PetscCall(PetscArraycpy(fill, t->ti, n));
-    for (PetscInt i = 0; i < m; i++) {
-      for (PetscInt k = ai[i]; k < ai[i + 1]; k++) {
-        const PetscInt pos = fill[aj[k]]++;
-        t->tj[pos]         = i;
-        t->perm[pos]       = k;
-      }
-    }
-    PetscCall(PetscFree(fill));
+    /* on the threads of the products (fewer for a small block: AIJHybridProductThreads()) */
+    PetscCall(AIJHybridTransposePattern(&csr, m, n, nz, AIJHybridProductThreads(params->nthreads, (PetscLogDouble)nz), t->ti, t->tj, t->perm));
     PetscCall(PetscLogEventEnd(MATAIJHYBRID_Partition, 0, 0, 0, 0));
     PetscCall(PetscFree(t->part.bounds)); /* force the column partition to be rebuilt */
   }

@@ -325,33 +325,21 @@ PetscErrorCode AIJHybridTransposeDestroy(AIJHybridTransposePlan *t)
 }
 
 /*
-  AIJHybridTransposeSymbolic - the pattern of A^T for the m x n matrix A (nz entries, nz0 of them
-  in block 0) on at most T threads; the values follow with AIJHybridTransposeRun(), into tp->tv if
-  keep (the products' operands) or into the caller's array
+  AIJHybridTransposePattern - the pattern of A^T for the m x n matrix A (nz0 of its entries in
+  block 0) into ti (n + 1 row pointers), tj (A's row of each entry) and perm (its place in A's
+  values, block 1 after block 0), on at most T threads: each thread counts and places the entries
+  of its rows, so every row of A^T lists A's rows in increasing order, the same arrays for any T
 */
-PetscErrorCode AIJHybridTransposeSymbolic(AIJHybridTransposePlan *tp, const AIJHybridCSR *A, PetscInt m, PetscInt n, PetscInt nz0, PetscInt nz, PetscInt T, PetscBool keep)
+PetscErrorCode AIJHybridTransposePattern(const AIJHybridCSR *A, PetscInt m, PetscInt n, PetscInt nz0, PetscInt T, PetscInt *ti, PetscInt *tj, PetscInt *perm)
 {
   PetscInt *cnt, **cntp, *total, *rb, *cb;
-  PetscInt *ti, *tj, *perm;
 
   PetscFunctionBegin;
-  PetscCall(PetscLogEventBegin(MATAIJHYBRID_ProdTranspose, 0, 0, 0, 0));
-  PetscCall(AIJHybridTransposeDestroy(tp));
-  T       = PetscMin(AIJHybridProductThreads(T, (PetscLogDouble)nz), PetscMax(1, m));
-  tp->m   = m;
-  tp->n   = n;
-  tp->nz  = nz;
-  tp->nz0 = nz0;
-  tp->T   = T;
-  PetscCall(PetscMalloc3(n + 1, &tp->ti, nz + 1, &tp->tj, nz + 1, &tp->perm));
-  if (keep) PetscCall(PetscMalloc1(nz + 1, &tp->tv));
+  T = PetscMax(1, PetscMin(T, m));
   PetscCall(PetscMalloc5((size_t)T * n + 1, &cnt, T, &cntp, n + 1, &total, T + 1, &rb, T + 1, &cb));
   for (PetscInt t = 0; t < T; t++) cntp[t] = cnt + (size_t)t * n;
   PetscCall(AIJHybridPartitionRows(m, T, rb));
   PetscCall(AIJHybridPartitionRows(n, T, cb));
-  ti   = tp->ti;
-  tj   = tp->tj;
-  perm = tp->perm;
 #pragma omp parallel num_threads(T)
   {
     const PetscInt nth = omp_get_num_threads(), tid = omp_get_thread_num();
@@ -368,6 +356,28 @@ PetscErrorCode AIJHybridTransposeSymbolic(AIJHybridTransposePlan *tp, const AIJH
     for (PetscInt t = tid; t < T; t += nth) AIJHybridTransposeFill(rb[t], rb[t + 1], A, nz0, ti, cntp[t], tj, perm);
   }
   PetscCall(PetscFree5(cnt, cntp, total, rb, cb));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  AIJHybridTransposeSymbolic - the pattern of A^T for the m x n matrix A (nz entries, nz0 of them
+  in block 0) on at most T threads; the values follow with AIJHybridTransposeRun(), into tp->tv if
+  keep (the products' operands) or into the caller's array
+*/
+PetscErrorCode AIJHybridTransposeSymbolic(AIJHybridTransposePlan *tp, const AIJHybridCSR *A, PetscInt m, PetscInt n, PetscInt nz0, PetscInt nz, PetscInt T, PetscBool keep)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(MATAIJHYBRID_ProdTranspose, 0, 0, 0, 0));
+  PetscCall(AIJHybridTransposeDestroy(tp));
+  T       = PetscMin(AIJHybridProductThreads(T, (PetscLogDouble)nz), PetscMax(1, m));
+  tp->m   = m;
+  tp->n   = n;
+  tp->nz  = nz;
+  tp->nz0 = nz0;
+  tp->T   = T;
+  PetscCall(PetscMalloc3(n + 1, &tp->ti, nz + 1, &tp->tj, nz + 1, &tp->perm));
+  if (keep) PetscCall(PetscMalloc1(nz + 1, &tp->tv));
+  PetscCall(AIJHybridTransposePattern(A, m, n, nz0, T, tp->ti, tp->tj, tp->perm));
   PetscCall(PetscLogEventEnd(MATAIJHYBRID_ProdTranspose, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

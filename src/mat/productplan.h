@@ -65,6 +65,7 @@ PETSC_INTERN PetscErrorCode AIJHybridSpGEMMSymbolic(AIJHybridSpGEMM *, PetscInt,
 PETSC_INTERN PetscErrorCode AIJHybridSpGEMMGather(AIJHybridSpGEMM *, PetscInt *, PetscScalar *);
 PETSC_INTERN PetscErrorCode AIJHybridSpGEMMRun(const AIJHybridSpGEMM *, const AIJHybridCSR *, const AIJHybridCSR *, const AIJHybridCSROut *, AIJHybridProductWork *);
 PETSC_INTERN PetscErrorCode AIJHybridSpGEMMDestroy(AIJHybridSpGEMM *);
+PETSC_INTERN PetscErrorCode AIJHybridTransposePattern(const AIJHybridCSR *, PetscInt, PetscInt, PetscInt, PetscInt, PetscInt *, PetscInt *, PetscInt *);
 PETSC_INTERN PetscErrorCode AIJHybridTransposeSymbolic(AIJHybridTransposePlan *, const AIJHybridCSR *, PetscInt, PetscInt, PetscInt, PetscInt, PetscInt, PetscBool);
 PETSC_INTERN PetscErrorCode AIJHybridTransposeRun(AIJHybridTransposePlan *, const PetscScalar *, const PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode AIJHybridTransposeDestroy(AIJHybridTransposePlan *);
