@@ -340,9 +340,26 @@ typedef enum {
     } \
   } while (0)
 
+/* the backward phase may follow the forward one without a barrier: both in place over the same
+   parts (thread blocks), so each thread's backward rows need only the rows its own forward phase
+   computed, as block Jacobi's ranks go on without waiting for each other */
+static inline PetscBool PhasesIndependent(const AIJHybridLevels *fw, const AIJHybridLevels *bw)
+{
+  if (!fw->inplace || !bw->inplace || fw->nthreads != bw->nthreads || fw->nlevels != 1 || bw->nlevels != 1) return PETSC_FALSE;
+  for (PetscInt t = 0; t <= fw->nthreads; t++)
+    if (fw->tb[t] != bw->tb[t]) return PETSC_FALSE;
+  return PETSC_TRUE;
+}
+
+/* the barrier between the phases (none when they are independent) */
+#define PHASE_BARRIER(fw, bw) \
+  do { \
+    if (!PhasesIndependent((fw), (bw))) { _Pragma("omp barrier") } \
+  } while (0)
+
 /*
   x = F^{-1} b (and friends), the forward phase then the backward phase (one barrier between
-  them). Runs on all threads of the region; calls no PETSc. progress: 2 * T counters, zero.
+  them, unless PhasesIndependent()). Runs on all threads of the region; calls no PETSc. progress: 2 * T counters, zero.
   ILU:    tmp = L^{-1} P b, then x = Q U^{-1} tmp (inode arithmetic when ctx->inode)
   ILU_ADD x = y + Q U^{-1} L^{-1} P b (plain arithmetic, as MatSolveAdd_SeqAIJ)
   ILU_T:  tmp = U^{-T} Q^T b, then x = P^T L^{-T} tmp (+ y)
@@ -361,26 +378,26 @@ static void SolveLevels(const Mat_AIJHybridFactor *ctx, SolveKind kind, const Pe
     const AIJHybridLevels *lo = &ctx->lower, *up = &ctx->upper;
     const PetscBool        inode = (PetscBool)(kind == SOLVE_ILU && ctx->inode);
 
-    if (inode) RUN_PHASE(lo, pf, AIJHybridTrsvLowerInode(ks, ke, lo->order, ctx->npair, bi, bj, ba, r, b, tmp));
-    else RUN_PHASE(lo, pf, AIJHybridTrsvLower(ks, ke, lo->order, bi, bj, ba, r, b, tmp));
-#pragma omp barrier
-    if (kind == SOLVE_ILU_ADD) RUN_PHASE(up, pb, AIJHybridTrsvUpperAdd(ks, ke, up->order, ctx->bdiag, bj, ba, c, tmp, y, x));
-    else if (inode) RUN_PHASE(up, pb, AIJHybridTrsvUpperInode(ks, ke, up->order, ctx->nskip, ctx->bdiag, bj, ba, c, tmp, x));
-    else RUN_PHASE(up, pb, AIJHybridTrsvUpper(ks, ke, up->order, ctx->bdiag, bj, ba, c, tmp, x));
+    if (inode) RUN_PHASE(lo, pf, AIJHybridTrsvLowerInode(ks, ke, AIJHybridLevelsOrder(lo), ctx->npair, bi, bj, ba, r, b, tmp));
+    else RUN_PHASE(lo, pf, AIJHybridTrsvLower(ks, ke, AIJHybridLevelsOrder(lo), bi, bj, ba, r, b, tmp));
+    PHASE_BARRIER(lo, up);
+    if (kind == SOLVE_ILU_ADD) RUN_PHASE(up, pb, AIJHybridTrsvUpperAdd(ks, ke, AIJHybridLevelsOrder(up), ctx->bdiag, bj, ba, c, tmp, y, x));
+    else if (inode) RUN_PHASE(up, pb, AIJHybridTrsvUpperInode(ks, ke, AIJHybridLevelsOrder(up), ctx->nskip, ctx->bdiag, bj, ba, c, tmp, x));
+    else RUN_PHASE(up, pb, AIJHybridTrsvUpper(ks, ke, AIJHybridLevelsOrder(up), ctx->bdiag, bj, ba, c, tmp, x));
   } break;
   case SOLVE_ILU_T: {
     const AIJHybridLevels *fw = &ctx->lowerT, *bw = &ctx->upperT;
 
-    RUN_PHASE(fw, pf, AIJHybridTrsvUpperT(ks, ke, fw->order, ctx->cscU.ptr, ctx->cscU.row, ctx->cscU.pos, ctx->bdiag, ba, c, b, tmp));
-#pragma omp barrier
-    RUN_PHASE(bw, pb, AIJHybridTrsvLowerT(ks, ke, bw->order, ctx->cscL.ptr, ctx->cscL.row, ctx->cscL.pos, ba, r, tmp, y, x));
+    RUN_PHASE(fw, pf, AIJHybridTrsvUpperT(ks, ke, AIJHybridLevelsOrder(fw), ctx->cscU.ptr, ctx->cscU.row, ctx->cscU.pos, ctx->bdiag, ba, c, b, tmp));
+    PHASE_BARRIER(fw, bw);
+    RUN_PHASE(bw, pb, AIJHybridTrsvLowerT(ks, ke, AIJHybridLevelsOrder(bw), ctx->cscL.ptr, ctx->cscL.row, ctx->cscL.pos, ba, r, tmp, y, x));
   } break;
   case SOLVE_ICC: {
     const AIJHybridLevels *fw = &ctx->lower, *bw = &ctx->upper;
 
-    RUN_PHASE(fw, pf, AIJHybridTrsvICCForward(ks, ke, fw->order, ctx->cscU.ptr, ctx->cscU.row, ctx->cscU.pos, bi, ba, r, b, tmp2, tmp));
-#pragma omp barrier
-    RUN_PHASE(bw, pb, AIJHybridTrsvICCBackward(ks, ke, bw->order, bi, bj, ba, r, tmp, x));
+    RUN_PHASE(fw, pf, AIJHybridTrsvICCForward(ks, ke, AIJHybridLevelsOrder(fw), ctx->cscU.ptr, ctx->cscU.row, ctx->cscU.pos, bi, ba, r, b, tmp2, tmp));
+    PHASE_BARRIER(fw, bw);
+    RUN_PHASE(bw, pb, AIJHybridTrsvICCBackward(ks, ke, AIJHybridLevelsOrder(bw), bi, bj, ba, r, tmp, x));
   } break;
   }
 }

@@ -52,6 +52,7 @@ PetscErrorCode AIJHybridLevelsBuild(PetscInt n, const PetscInt start[], const Pe
   lv->n        = n;
   lv->nthreads = nthreads;
   lv->maxwidth = 0;
+  lv->inplace  = PETSC_FALSE;
   PetscCall(PetscMalloc3(n, &level, n, &chain, n, &clev));
   /* chains and their levels, in the serial order of the solve: a row joins the chain of the row
      before it if it depends on it; a chain's level is one more than the highest level of the other
@@ -146,7 +147,8 @@ PetscErrorCode AIJHybridLevelsBuild(PetscInt n, const PetscInt start[], const Pe
   block-diagonal matrix): one level whose part b is block b, its rows in the serial order
   (ascending forward, descending backward), waiting for nothing. The dependencies (start, end,
   ind, as for AIJHybridLevelsBuild()) are checked: one outside the row's block, or on the wrong
-  side of the row, is an error (PETSC_ERR_ARG_OUTOFRANGE).
+  side of the row, is an error (PETSC_ERR_ARG_OUTOFRANGE). The schedule is in place (lv->inplace):
+  the kernels walk each block's rows directly (AIJHybridLevelsOrder() is NULL).
 */
 PetscErrorCode AIJHybridLevelsBlocks(PetscInt n, const PetscInt start[], const PetscInt end[], const PetscInt ind[], PetscBool forward, PetscInt nblocks, const PetscInt bounds[], AIJHybridLevels *lv)
 {
@@ -184,6 +186,7 @@ PetscErrorCode AIJHybridLevelsBlocks(PetscInt n, const PetscInt start[], const P
   lv->nlevels  = n ? 1 : 0;
   lv->maxwidth = n;
   lv->nchains  = nblocks;
+  lv->inplace  = PETSC_TRUE; /* the order below: each block's rows in place */
   PetscCall(PetscMalloc3(n, &lv->order, lv->nlevels + 1, &lv->lptr, lv->nlevels * (nblocks + 1), &lv->tb));
   PetscCall(PetscCalloc1(lv->nlevels * nblocks * nblocks, &lv->need));
   lv->lptr[0] = 0;

@@ -42,7 +42,17 @@ typedef struct {
   PetscInt  nchains;  /* units scheduled (chains of rows, a row being a chain of one) */
   PetscInt *need;     /* nlevels*nthreads*nthreads: before part t of level l, part u must have done
                          need[(l*nthreads+t)*nthreads+u] levels (0: nothing of u is needed) */
+  PetscBool inplace;  /* the rows at positions [a, b) of every part are the rows a .. b-1 (a thread
+                         block's schedule, AIJHybridLevelsBlocks()): order is the identity forward
+                         and reverses each part backward, and a kernel may walk the rows directly */
 } AIJHybridLevels;
+
+/* the order a kernel of src/kernels/trsv.h walks: NULL for an in-place schedule (the rows
+   themselves), else lv->order */
+static inline const PetscInt *AIJHybridLevelsOrder(const AIJHybridLevels *lv)
+{
+  return lv->inplace ? NULL : lv->order;
+}
 
 /*
    Point-to-point synchronisation of a level-scheduled solve (instead of a barrier after each

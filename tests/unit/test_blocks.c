@@ -11,7 +11,8 @@
      its rows, in the order of the permutation (stable).
    - AIJHybridLevelsBlocks on the forward (L) and backward (U) patterns of a block-diagonal matrix:
      valid schedules (AIJHybridLevelsValid: every row once, dependencies before their rows), one
-     level, part b the rows of block b; a dependency across blocks is refused.
+     level, part b the rows of block b, in place (its positions hold its rows in the serial order,
+     so the kernels walk them without an order); a dependency across blocks is refused.
    Prints "N passed, N failed"; exits non-zero on any failure.
 */
 #include "factor/blocks.h"
@@ -173,6 +174,9 @@ static void TestSchedule(void)
       PetscCallVoid(AIJHybridLevelsValid(&lv, ptr, ptr + 1, ind, forward, PETSC_FALSE, &ok));
       CHECK(ok && lv.nlevels == (n ? 1 : 0) && lv.nthreads == T, "block schedule of %d rows, %d blocks, %s", (int)n, (int)T, forward ? "forward" : "backward");
       for (PetscInt b = 0; b < T && n; b++) CHECK(lv.tb[b] == bounds[b] && lv.tb[b + 1] == bounds[b + 1], "part %d is block %d", (int)b, (int)b);
+      CHECK(lv.inplace && !AIJHybridLevelsOrder(&lv), "block schedule not in place");
+      for (PetscInt b = 0; b < T && n; b++) /* in place: the positions of part b hold its rows, in the serial order */
+        for (PetscInt q = bounds[b]; q < bounds[b + 1]; q++) CHECK(lv.order[q] == (forward ? q : bounds[b] + bounds[b + 1] - 1 - q), "block schedule row at position %d", (int)q);
       PetscCallVoid(AIJHybridLevelsDestroy(&lv));
     }
     if (T > 1 && bounds[1] > 0 && bounds[1] < n) { /* a dependency across blocks is refused: row bounds[1] (block 1) on row 0 (block 0) */

@@ -6,7 +6,8 @@
      row once, dependencies in earlier levels, levels as few as the longest chain allows, parts
      contiguous (AIJHybridLevelsValid); a copy (AIJHybridLevelsCopy) equal; the transposed pattern lists every entry once, in the
      requested row order; a dependency on the wrong side is refused.
-   - The kernels, run level by level on 1 to 4 threads exactly as src/factor/factor.c runs them,
+   - The kernels, run level by level on 1 to 4 threads exactly as src/factor/factor.c runs them
+     (and on the in-place schedule of one thread block, where they walk the rows without an order),
      against serial reference solves written the way PETSc's routines loop (row by row, inode by
      inode, pushing columns for the transposed and ICC forward solves): bitwise equal. Random
      factors in PETSc's storage (ILU: L, then U rows in reverse with the inverse diagonal last;
@@ -383,23 +384,36 @@ static void ThreadedILU(const ILUFactor *f, const AIJHybridLevels *lo, const AIJ
       for (PetscInt l = 0; l < lo->nlevels; l++) {
         BEFORE(lo, l, tid, pf);
         Part(lo, l, tid, &ks, &ke);
-        if (kind == 3) AIJHybridTrsvUpperT(ks, ke, lo->order, cu->ptr, cu->row, cu->pos, f->bdiag, f->ba, c, b, tmp);
-        else if (kind == 1) AIJHybridTrsvLowerInode(ks, ke, lo->order, f->npair, f->bi, f->bj, f->ba, r, b, tmp);
-        else AIJHybridTrsvLower(ks, ke, lo->order, f->bi, f->bj, f->ba, r, b, tmp);
+        if (kind == 3) AIJHybridTrsvUpperT(ks, ke, AIJHybridLevelsOrder(lo), cu->ptr, cu->row, cu->pos, f->bdiag, f->ba, c, b, tmp);
+        else if (kind == 1) AIJHybridTrsvLowerInode(ks, ke, AIJHybridLevelsOrder(lo), f->npair, f->bi, f->bj, f->ba, r, b, tmp);
+        else AIJHybridTrsvLower(ks, ke, AIJHybridLevelsOrder(lo), f->bi, f->bj, f->ba, r, b, tmp);
         AFTER(lo, l, tid, pf);
       }
 #pragma omp barrier
       for (PetscInt l = 0; l < up->nlevels; l++) {
         BEFORE(up, l, tid, pb);
         Part(up, l, tid, &ks, &ke);
-        if (kind == 3) AIJHybridTrsvLowerT(ks, ke, up->order, cl->ptr, cl->row, cl->pos, f->ba, r, tmp, y, x);
-        else if (kind == 2) AIJHybridTrsvUpperAdd(ks, ke, up->order, f->bdiag, f->bj, f->ba, c, tmp, y, x);
-        else if (kind == 1) AIJHybridTrsvUpperInode(ks, ke, up->order, f->nskip, f->bdiag, f->bj, f->ba, c, tmp, x);
-        else AIJHybridTrsvUpper(ks, ke, up->order, f->bdiag, f->bj, f->ba, c, tmp, x);
+        if (kind == 3) AIJHybridTrsvLowerT(ks, ke, AIJHybridLevelsOrder(up), cl->ptr, cl->row, cl->pos, f->ba, r, tmp, y, x);
+        else if (kind == 2) AIJHybridTrsvUpperAdd(ks, ke, AIJHybridLevelsOrder(up), f->bdiag, f->bj, f->ba, c, tmp, y, x);
+        else if (kind == 1) AIJHybridTrsvUpperInode(ks, ke, AIJHybridLevelsOrder(up), f->nskip, f->bdiag, f->bj, f->ba, c, tmp, x);
+        else AIJHybridTrsvUpper(ks, ke, AIJHybridLevelsOrder(up), f->bdiag, f->bj, f->ba, c, tmp, x);
         AFTER(up, l, tid, pb);
       }
     }
   }
+}
+
+/* the schedule of pass TT: level schedules of 1-4 threads, rows or chains as units (TT 2-8), or
+   the in-place schedule of one thread block (TT 9: AIJHybridLevelsBlocks(), the kernels walk the
+   rows without an order) */
+static PetscErrorCode Schedule(PetscInt TT, PetscInt n, const PetscInt start[], const PetscInt end[], const PetscInt ind[], PetscBool forward, AIJHybridLevels *lv)
+{
+  const PetscInt bounds[2] = {0, n};
+
+  PetscFunctionBegin;
+  if (TT == 9) PetscCall(AIJHybridLevelsBlocks(n, start, end, ind, forward, 1, bounds, lv));
+  else PetscCall(AIJHybridLevelsBuild(n, start, end, ind, forward, TT / 2, TT % 2 ? 1 : AIJHYBRID_LEVELS_MAXCHAIN, lv));
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static void TestILU(void)
@@ -425,17 +439,18 @@ static void TestILU(void)
       RandPerm(n, r);
       RandPerm(n, c);
     }
-    for (PetscInt TT = 2; TT <= 8; TT++) {
-      const PetscInt  T = TT / 2, mc = TT % 2 ? 1 : AIJHYBRID_LEVELS_MAXCHAIN; /* 1-4 threads, rows or chains as units */
+    for (PetscInt TT = 2; TT <= 9; TT++) {
+      const PetscInt  T = TT == 9 ? 1 : TT / 2; /* Schedule() */
       AIJHybridLevels lo, up, loT, upT;
       AIJHybridCSC    cu, cl;
 
-      PetscCallVoid(AIJHybridLevelsBuild(n, f.bi, f.bi + 1, f.bj, PETSC_TRUE, T, mc, &lo));
-      PetscCallVoid(AIJHybridLevelsBuild(n, ustart, f.bdiag, f.bj, PETSC_FALSE, T, mc, &up));
+      PetscCallVoid(Schedule(TT, n, f.bi, f.bi + 1, f.bj, PETSC_TRUE, &lo));
+      PetscCallVoid(Schedule(TT, n, ustart, f.bdiag, f.bj, PETSC_FALSE, &up));
       PetscCallVoid(AIJHybridCSCBuild(n, ustart, f.bdiag, f.bj, PETSC_TRUE, &cu));
       PetscCallVoid(AIJHybridCSCBuild(n, f.bi, f.bi + 1, f.bj, PETSC_FALSE, &cl));
-      PetscCallVoid(AIJHybridLevelsBuild(n, cu.ptr, cu.ptr + 1, cu.row, PETSC_TRUE, T, mc, &loT));
-      PetscCallVoid(AIJHybridLevelsBuild(n, cl.ptr, cl.ptr + 1, cl.row, PETSC_FALSE, T, mc, &upT));
+      PetscCallVoid(Schedule(TT, n, cu.ptr, cu.ptr + 1, cu.row, PETSC_TRUE, &loT));
+      PetscCallVoid(Schedule(TT, n, cl.ptr, cl.ptr + 1, cl.row, PETSC_FALSE, &upT));
+      CHECK(lo.inplace == (TT == 9) && up.inplace == (TT == 9) && loT.inplace == (TT == 9) && upT.inplace == (TT == 9), "ILU schedules of pass %d: in place %d %d %d %d", (int)TT, (int)lo.inplace, (int)up.inplace, (int)loT.inplace, (int)upT.inplace);
 
       if (inode) RefILUSolveInode(&f, r, c, b, tmp, xr);
       else RefILUSolve(&f, r, c, b, tmp, xr);
@@ -510,14 +525,14 @@ static void TestICC(void)
       RandPerm(n, rp);
     }
     RefICCSolve(n, ui, uj, ua, rp, b, t, xr);
-    for (PetscInt TT = 2; TT <= 8; TT++) {
-      const PetscInt  T = TT / 2, mc = TT % 2 ? 1 : AIJHYBRID_LEVELS_MAXCHAIN;
+    for (PetscInt TT = 2; TT <= 9; TT++) {
+      const PetscInt  T = TT == 9 ? 1 : TT / 2; /* Schedule() */
       AIJHybridLevels fw, bw;
       AIJHybridCSC    cu;
 
       PetscCallVoid(AIJHybridCSCBuild(n, ui, end, uj, PETSC_TRUE, &cu));
-      PetscCallVoid(AIJHybridLevelsBuild(n, cu.ptr, cu.ptr + 1, cu.row, PETSC_TRUE, T, mc, &fw));
-      PetscCallVoid(AIJHybridLevelsBuild(n, ui, end, uj, PETSC_FALSE, T, mc, &bw));
+      PetscCallVoid(Schedule(TT, n, cu.ptr, cu.ptr + 1, cu.row, PETSC_TRUE, &fw));
+      PetscCallVoid(Schedule(TT, n, ui, end, uj, PETSC_FALSE, &bw));
       for (PetscInt pass = 0; pass < (perm ? 1 : 2); pass++) {
         PetscScalar *tt = pass ? xt : t; /* natural ordering: t may be x */
 
@@ -532,14 +547,14 @@ static void TestICC(void)
             for (PetscInt l = 0; l < fw.nlevels; l++) {
               BEFORE(&fw, l, tid, pf);
               Part(&fw, l, tid, &ks, &ke);
-              AIJHybridTrsvICCForward(ks, ke, fw.order, cu.ptr, cu.row, cu.pos, ui, ua, rp, b, u, tt);
+              AIJHybridTrsvICCForward(ks, ke, AIJHybridLevelsOrder(&fw), cu.ptr, cu.row, cu.pos, ui, ua, rp, b, u, tt);
               AFTER(&fw, l, tid, pf);
             }
 #pragma omp barrier
             for (PetscInt l = 0; l < bw.nlevels; l++) {
               BEFORE(&bw, l, tid, pb);
               Part(&bw, l, tid, &ks, &ke);
-              AIJHybridTrsvICCBackward(ks, ke, bw.order, ui, uj, ua, rp, tt, xt);
+              AIJHybridTrsvICCBackward(ks, ke, AIJHybridLevelsOrder(&bw), ui, uj, ua, rp, tt, xt);
               AFTER(&bw, l, tid, pb);
             }
           }
