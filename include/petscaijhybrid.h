@@ -289,7 +289,8 @@ PETSC_EXTERN PetscErrorCode MatAIJHybridGetExchangeStats(Mat, PetscSFNodeAwareSt
 
    Note:
    `MatCreateVecs()` of a `MATAIJHYBRID` matrix returns `VECHYBRID` vectors with the matrix's threads,
-   each thread operating on the entries of the rows it multiplies.
+   each thread operating on an equal part of the entries, or, where first touch places them, on the
+   entries of the rows it multiplies.
 
 .seealso: `VECSEQHYBRID`, `VECMPIHYBRID`, `VecHybridSetNumThreads()`, `VecHybridSetStandard()`, `MATAIJHYBRID`
 M*/

@@ -19,12 +19,32 @@ static PetscErrorCode CreateVec(Mat A, PetscLayout map, Vec *v)
 }
 
 /*
+  CreateHybridVec - a VECHYBRID vector of the layout with T threads: equal parts of the entries (the
+  split vector operations balance best, each entry costing the same), or the matrix's row partition
+  rows (when given) where the entries are placed by first touch (the vector's option, or the matrix's
+  touch), so that each thread's part of x and y lies where the thread that multiplies those rows runs.
+*/
+static PetscErrorCode CreateHybridVec(Mat A, PetscLayout map, PetscInt T, const PetscInt rows[], PetscBool touch, Vec *v)
+{
+  PetscBool first_touch;
+  PetscInt  nthreads;
+
+  PetscFunctionBegin;
+  PetscCall(VecCreateHybridWithLayout(PetscObjectComm((PetscObject)A), map, T, NULL, v));
+  PetscCall(VecHybridGetFirstTouch(*v, &first_touch));
+  PetscCall(VecHybridGetNumThreads(*v, &nthreads)); /* T unless -vec_hybrid_num_threads says otherwise */
+  if (rows && nthreads == T && (first_touch || touch)) PetscCall(VecHybridSetPartition(*v, T, rows));
+  if (touch) PetscCall(VecHybridSetFirstTouch(*v, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
   MatCreateVecs_AIJHybrid - VECHYBRID vectors (the default vector type of aijhybrid matrices) with the
-  matrix's threads, each thread on the entries of the rows it multiplies (the vector-mode partition of
-  the diagonal block, once the matrix is assembled; equal parts before), first touched by that thread
-  where first touch is on (the matrix's or the vectors' option). Other vector types: with the
-  matrix's first touch on and the standard CPU type, standard vectors first touched by the threads of
-  the row partition; otherwise what AIJ gives.
+  matrix's threads, each thread on an equal part of the entries, or, where first touch is on (the
+  matrix's or the vectors' option), on the entries of the rows it multiplies (the vector-mode
+  partition of the diagonal block, once the matrix is assembled), first touched by that thread.
+  Other vector types: with the matrix's first touch on and the standard CPU type, standard vectors
+  first touched by the threads of the row partition; otherwise what AIJ gives.
 */
 PetscErrorCode MatCreateVecs_AIJHybrid(Mat A, Vec *right, Vec *left)
 {
@@ -53,13 +73,9 @@ PetscErrorCode MatCreateVecs_AIJHybrid(Mat A, Vec *right, Vec *left)
     if (right) {
       PetscBool same;
       PetscCall(PetscLayoutCompare(A->rmap, A->cmap, &same));
-      PetscCall(VecCreateHybridWithLayout(PetscObjectComm((PetscObject)A), A->cmap, params.nthreads, same ? rows : NULL, right));
-      if (ctx->set.first_touch) PetscCall(VecHybridSetFirstTouch(*right, PETSC_TRUE));
+      PetscCall(CreateHybridVec(A, A->cmap, params.nthreads, same ? rows : NULL, ctx->set.first_touch, right));
     }
-    if (left) {
-      PetscCall(VecCreateHybridWithLayout(PetscObjectComm((PetscObject)A), A->rmap, params.nthreads, rows, left));
-      if (ctx->set.first_touch) PetscCall(VecHybridSetFirstTouch(*left, PETSC_TRUE));
-    }
+    if (left) PetscCall(CreateHybridVec(A, A->rmap, params.nthreads, rows, ctx->set.first_touch, left));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PetscStrcmp(A->defaultvectype, VECSTANDARD, &standard));

@@ -362,7 +362,7 @@ PetscErrorCode VecCreate_Hybrid(Vec v)
   The `-vec_hybrid_*` options (without prefix) are read as for every hybrid vector;
   `-vec_hybrid_num_threads`, when given, takes the place of `nthreads` and `bounds` (equal parts).
   With first touch the threads write their parts first (NUMA placement). `MatCreateVecs()` of a
-  `MATAIJHYBRID` matrix uses it with the matrix's thread partition.
+  `MATAIJHYBRID` matrix uses it (with the matrix's thread partition where first touch places the entries).
 
 .seealso: `VECHYBRID`, `VecHybridSetPartition()`, `VecCreateMPIHybrid()`
 @*/

@@ -208,8 +208,9 @@ PetscErrorCode VecHybridGetNumThreads(Vec v, PetscInt *nthreads)
   Level: advanced
 
   Notes:
-  `MatCreateVecs()` of a `MATAIJHYBRID` matrix gives its vectors the thread partition of the matrix's
-  rows, so that each thread operates on the entries of the rows it multiplies.
+  `MatCreateVecs()` of a `MATAIJHYBRID` matrix gives its vectors equal parts (every entry costs a
+  vector operation the same), or, where first touch is on, the thread partition of the matrix's rows,
+  so that each thread's entries lie where the thread that multiplies those rows runs.
 
   With first touch (`-vec_hybrid_first_touch`) the pages of the array are placed again: each thread
   writes its part first (the values are kept).

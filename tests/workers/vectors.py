@@ -2,8 +2,10 @@
 whole solves with them.
 
 Checks (each at the launcher's rank count, OMP_NUM_THREADS threads at most):
-- matcreatevecs: MatCreateVecs() of an aijhybrid matrix gives hybrid vectors with the matrix's threads
-  and thread partition of its rows; a matrix converted back to aij, or given another vector type, does not;
+- matcreatevecs: MatCreateVecs() of an aijhybrid matrix gives hybrid vectors with the matrix's threads,
+  each thread on an equal part of the entries, or on the matrix's rows of that thread where first touch
+  is on (the vectors' option or the matrix's), duplicates the same; a matrix converted back to aij, or
+  given another vector type, does not;
 - options: Vec.setType('hybrid'), -vec_type hybrid with -vec_hybrid_num_threads / _threshold /
   _first_touch through setFromOptions(), the Python helpers, bad values refused with the option named;
 - dm: -dm_vec_type hybrid: DMDA global and local vectors are hybrid, global-to-local and back work;
@@ -48,6 +50,26 @@ def laplacian(n, mtype):
     return A
 
 
+def skewed(mtype, m=3000, k=12):
+    """Rows of unequal cost: the first third of each rank's rows 2k+1 nonzeros, the rest one, so that
+    the nonzero-balanced thread partition is far from equal parts."""
+    A = PETSc.Mat().create(comm=PETSc.COMM_WORLD)
+    A.setSizes(((m, None), (m, None)))
+    A.setType(mtype)
+    A.setPreallocationNNZ((2 * k + 1, 0))
+    rs, re = A.getOwnershipRange()
+    for r in range(rs, re):
+        w = k if r - rs < m // 3 else 0
+        cols = list(range(max(rs, r - w), min(re, r + w + 1)))
+        A.setValues([r], cols, [2.0 * w + 2.0 if c == r else -1.0 for c in cols])
+    A.assemble()
+    return A
+
+
+def equal_parts(n, T):
+    return [(n * t) // T for t in range(T + 1)]
+
+
 def check_matcreatevecs():
     A = laplacian(40, "aijhybrid")
     for T in range(1, MAXT + 1):
@@ -56,11 +78,31 @@ def check_matcreatevecs():
         for v in (x, b):
             assert v.getType() in HYBV, v.getType()
             assert ph.get_num_threads(v) == T, (ph.get_num_threads(v), T)
-            assert ph.get_partition(v) == ph.get_partition(A), (ph.get_partition(v), ph.get_partition(A))
         # the operations work on them
         b.set(1.0)
         A.mult(b, x)
         assert abs(x.sum() - A.getSize()[0] * 0.0 - sum_rows(A)) < 1e-9 * A.getSize()[0]
+    # which entries each thread takes: equal parts, or the matrix's rows where first touch places them
+    S = skewed("aijhybrid")
+    opts = PETSc.Options()
+    for T in range(1, MAXT + 1):
+        ph.set_num_threads(S, T)
+        S.createVecs()  # the partition of the products to come, made for T threads
+        rows, equal = ph.get_partition(S), equal_parts(S.getLocalSize()[0], T)
+        assert T == 1 or rows != equal, (rows, equal)  # else the checks below could not tell
+        for touch in ("0", "1"):
+            opts["vec_hybrid_first_touch"] = touch
+            for v in S.createVecs():
+                expect = rows if touch == "1" else equal
+                assert ph.get_first_touch(v) == (touch == "1")
+                assert ph.get_partition(v) == expect, (touch, ph.get_partition(v), expect)
+                assert ph.get_partition(v.duplicate()) == expect
+            del opts["vec_hybrid_first_touch"]
+        ph.set_first_touch(S, True)  # the matrix's first touch: its vectors are placed by its rows
+        for v in S.createVecs():
+            assert ph.get_first_touch(v) and ph.get_partition(v) == rows, (ph.get_partition(v), rows)
+        ph.set_first_touch(S, False)
+        info["matcreatevecs_parts_T%d" % T] = rows
     # back to aij: standard vectors
     B = A.convert("aij", PETSc.Mat())
     assert B.createVecs()[0].getType() in STDV, B.createVecs()[0].getType()
