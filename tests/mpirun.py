@@ -98,7 +98,9 @@ def run(argv, ranks=1, threads=1, timeout=DEFAULT_TIMEOUT, env=None, cwd=None):
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             stdin=subprocess.DEVNULL,
-            env=environment(threads, dict(env or {}, **{RESULT_FILE_ENV: result_file})),
+            # its own Open MPI session directory: concurrent launches share /tmp/ompi.<host>.<uid>
+            # otherwise, which one's cleanup can remove while another makes its directory there
+            env=environment(threads, dict(env or {}, **{RESULT_FILE_ENV: result_file, "OMPI_MCA_orte_tmpdir_base": tmp})),
             cwd=str(cwd or ROOT),
             text=True,
             start_new_session=True,

@@ -216,6 +216,40 @@ def inject_examples(prefix, examples_dir):
 # Running gmakefile.test
 # --------------------------------------------------------------------------------------
 
+def configured_mpiexec(*petsc_dirs):
+    """PETSc's configured launcher (MPIEXEC of petscvariables), or None."""
+    for d in petsc_dirs:
+        try:
+            with open(os.path.join(d, 'lib', 'petsc', 'conf', 'petscvariables')) as fh:
+                m = re.search(r'^MPIEXEC\s*=\s*(.+?)\s*$', fh.read(), re.M)
+        except OSError:
+            continue
+        if m and m.group(1):
+            return m.group(1)
+    return None
+
+
+def write_mpiexec_wrapper(workdir, mpiexec):
+    """A launcher for the run scripts (PETSCMPIEXEC): the configured mpiexec, each launch with its own
+    Open MPI session directory. Launches running at once (make -j) otherwise share
+    /tmp/ompi.<host>.<uid>, which the cleanup of one can remove while another makes its pid.N
+    directory in it: that launch fails ("mkdir ... failed") and its test with it."""
+    if not mpiexec:
+        return None
+    path = os.path.join(workdir, 'mpiexec-session')
+    text = ('#!/bin/sh\n'
+            '# written by tests/harness/harness.py: the configured mpiexec, a session directory per launch\n'
+            'd=$(mktemp -d "${TMPDIR:-/tmp}/aijhybrid-mpiexec.XXXXXX") || exit 1\n'
+            'OMPI_MCA_orte_tmpdir_base="$d" ' + mpiexec + ' "$@"\n'
+            'rc=$?\n'
+            'rm -rf "$d"\n'
+            'exit $rc\n')
+    with open(path, 'w') as fh:
+        fh.write(text)
+    os.chmod(path, 0o755)
+    return path
+
+
 class Harness:
     def __init__(self, args, prefix):
         self.args = args
@@ -236,6 +270,9 @@ class Harness:
         self.env.setdefault('OMP_WAIT_POLICY', 'PASSIVE')
         self.env['PETSC_DIR'] = prefix
         self.env['PETSC_ARCH'] = ''
+        wrapper = write_mpiexec_wrapper(args.workdir, configured_mpiexec(prefix, args.petsc_dir))
+        if wrapper:
+            self.env['PETSCMPIEXEC'] = wrapper  # the tests' run scripts launch through it
         self.env.pop('MAKEFLAGS', None)
         self.env.pop('MFLAGS', None)
         self.timeout = None
