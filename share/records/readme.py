@@ -78,11 +78,18 @@ def refusal(ctx, names):
     return "\n".join(lines)
 
 
+def machine_line(m):
+    """record.machine_text() with the L3 cache lscpu gave (beside any bandwidth figure: a kind whose L3
+    is large may hold a benchmark's matrix), e.g. 'AMD EPYC (family 26, model 2, AVX-512), 2 cores, L3 32 MiB'"""
+    l3 = (m or {}).get("l3_cache")
+    return record.machine_text(m) + (", L3 %s" % re.sub(r"\s*\(.*\)$", "", l3) if l3 else "")
+
+
 def provenance(d, path):
     m = d["meta"]
     g = m["git"]
     return "Record `%s`: revision %s (%s tree), PETSc %s, %s, %s." % (
-        path, g["revision"][:10], "dirty" if g.get("dirty") else "clean", m["petsc"].get("version"), record.machine_text(m["machine"]), m["date"][:10])
+        path, g["revision"][:10], "dirty" if g.get("dirty") else "clean", m["petsc"].get("version"), machine_line(m["machine"]), m["date"][:10])
 
 
 def _n(v, fmt="%d"):
