@@ -433,6 +433,34 @@ def test_config_expansion():
     assert [c["params"] for c in C.matrix_cases(setup, 0.01) if c["name"] != "extruded"] == [c["params"] for c in C.matrix_cases(setup) if c["name"] != "extruded"]
 
 
+def test_past_cache_sizing():
+    """a matrix with past_cache F grows until one product streams F x the last-level cache, by the
+    byte model the records use; below the cache's size it keeps its rows, an unknown cache keeps them
+    and says so, and a bad multiple is refused (make run's large Poisson matrix)"""
+    C, M = bench_module("config"), bench_module("model")
+    desc = bench_module("matrices").describe
+    cfg = C.load("run")
+    small, large = C.matrix_cases(cfg, llc_bytes=480 << 20)
+    assert (small["label"], small["rows"], "past_cache" in small) == ("poisson7", 1000000, False)
+    d = desc("poisson7", large["rows"])
+    nbytes = M.bytes_per_product(d["rows"], d["rows"], d["nnz"])["total"]
+    assert large["label"] == "poisson7-large" and nbytes >= 2 * (480 << 20) == 2 * large["past_cache"]["llc_bytes"]
+    assert large["past_cache"]["bytes"] == nbytes and large["past_cache"]["rows_given"] == 1000000
+    d = desc("poisson7", int(large["rows"] * 0.95))  # the smallest to about 1%
+    assert M.bytes_per_product(d["rows"], d["rows"], d["nnz"])["total"] < nbytes
+    # a cache a tenth of the matrix: the given rows stay; an unknown cache: the given rows, said
+    assert C.matrix_cases(cfg, llc_bytes=10 << 20)[1]["rows"] == 1000000
+    unknown = C.matrix_cases(cfg, llc_bytes=0)[1]
+    assert unknown["rows"] == 1000000 and unknown["past_cache"]["unknown_cache"]
+    # --scale shrinks the grown size (a trial stays small)
+    assert C.matrix_cases(cfg, 0.01, llc_bytes=480 << 20)[1]["rows"] == round(large["rows"] * 0.01)
+    # CG + Jacobi runs on the large matrix, CG + GAMG on the 10^6-row one
+    assert {m["label"]: m["matrices"] for m in cfg["solves"]["methods"]} == {"cg+jacobi": ["poisson7-large"], "cg+gamg": ["poisson7"]}
+    for bad in (0, -1, True, "2"):
+        with pytest.raises(C.ConfigError):
+            C.validate(dict(cfg, matrices=[{"name": "poisson7", "rows": [1000], "past_cache": bad}]))
+
+
 def test_solve_combinations():
     """which (variant, vector type) pairs the whole solves run: make run's config solves aij on
     standard vectors and aijhybrid on hybrid ones only (vectors_by_type); the default solves

@@ -84,9 +84,11 @@ def test_no_leak_under_malloc_dump(ranks):
     assert not leaks, "memory still allocated at PetscFinalize:\n" + run.output[-4000:]
 
 
-def test_leak_detection_works():
-    """The same worker with one deliberately leaked aijhybrid matrix must be caught."""
-    run = cached_worker("leak", 1, 2, args=("leak", "-malloc_debug", "-malloc_dump"))
+@pytest.mark.parametrize("flags", (("-malloc_debug", "-malloc_dump"), ("-malloc_dump",)))
+def test_leak_detection_works(flags):
+    """The same worker with one deliberately leaked aijhybrid matrix must be caught, also under
+    -malloc_dump alone (what tests/test_unit.py runs where -malloc_debug's heap checks are too slow)."""
+    run = cached_worker("leak", 1, 2, args=("leak",) + flags)
     run.check()
     assert LEAK_LINE.search(run.output), run.describe()
 

@@ -179,7 +179,7 @@ def main(argv=None):
             cfg["launcher"] = args.launcher
         C.validate(cfg)
         variants = C.expand_variants(cfg)
-        cases = C.matrix_cases(cfg, args.scale, args.matrices.split(",") if args.matrices else None)
+        cases = C.matrix_cases(cfg, args.scale, args.matrices.split(",") if args.matrices else None, machine.l3_bytes())
     except C.ConfigError as e:
         print("bench: %s" % e, file=sys.stderr)
         return 2

@@ -19,7 +19,9 @@ CONFIG_DIR = TOP / "share" / "bench" if (TOP / "share" / "bench").is_dir() else 
 DEFAULTS = {
     "name": None,  # defaults to the file's stem
     "description": "",
-    # matrices: generator name (aijhybrid_bench.matrices.GENERATORS), sizes in rows, generator params
+    # matrices: generator name (aijhybrid_bench.matrices.GENERATORS), sizes in rows, generator params;
+    # optional "label" (distinct labels for two entries of one generator) and "past_cache": F (grow the
+    # rows until one product streams F x the last-level cache: matrix_cases)
     "matrices": [{"name": "poisson7", "rows": [10000], "params": {}}],
     # layouts: "RxT" = R MPI ranks x T OpenMP threads per rank
     "layouts": ["1x1"],
@@ -170,9 +172,33 @@ def expand_variants(cfg):
     return out
 
 
-def matrix_cases(cfg, scale=1.0, only=None):
+def past_cache_rows(name, rows, params, multiple, llc_bytes):
+    """The rows to generate matrix `name` with so that one MatMult streams at least `multiple` times
+    the last-level cache (llc_bytes) from memory: `rows` itself when it already does, else the
+    smallest size (to 1%) the generator's geometry gives above it. The bytes are the driver's byte
+    model (model.bytes_per_product) with real scalars and 32-bit indices, the smallest of the PETSc
+    flavours, so that the matrix is past the cache in every flavour. Returns (rows, bytes)."""
+    import math
+
+    from .matrices import describe
+    from .model import bytes_per_product
+
+    target, r = float(multiple) * llc_bytes, int(rows)
+    for _ in range(8):
+        d = describe(name, r, **params)
+        nb = bytes_per_product(d["rows"], d["rows"], d.get("nnz") or d["nnz_estimate"])["total"]
+        if nb >= target:
+            return r, nb
+        r = int(math.ceil(r * target / nb * 1.01))
+    return r, nb
+
+
+def matrix_cases(cfg, scale=1.0, only=None, llc_bytes=0):
     """[(name, rows, params, path)] for every matrix and size; rows scaled (>= 1000) by `scale`, and
-    the parameters that shape a generated domain with them (matrices.scaled_params)."""
+    the parameters that shape a generated domain with them (matrices.scaled_params). A matrix with
+    "past_cache": F (memory-bound benchmarks on a machine whose last-level cache could hold the
+    matrix) is first grown until one product streams F times llc_bytes (past_cache_rows; with
+    llc_bytes 0, unknown, it keeps its rows and says so); its case records how under "past_cache"."""
     from .matrices import scaled_params
 
     cases = []
@@ -183,16 +209,29 @@ def matrix_cases(cfg, scale=1.0, only=None):
         if not isinstance(rows, list):
             rows = [rows]
         for r in rows:
+            past = None
+            if m.get("past_cache") and r is not None:
+                past = {"multiple": float(m["past_cache"]), "llc_bytes": int(llc_bytes), "rows_given": int(r)}
+                if llc_bytes > 0:
+                    r, past["bytes"] = past_cache_rows(m["name"], r, m.get("params", {}), m["past_cache"], llc_bytes)
+                else:
+                    past["unknown_cache"] = True
             rr = None if r is None else max(1000, int(round(float(r) * scale)))
             params = dict(m.get("params", {})) if r is None else scaled_params(m["name"], m.get("params", {}), scale)
-            cases.append({"name": m["name"], "rows": rr, "params": params, "path": m.get("path"),
-                          "label": m.get("label") or m["name"]})
+            case = {"name": m["name"], "rows": rr, "params": params, "path": m.get("path"), "label": m.get("label") or m["name"]}
+            if past:
+                case["past_cache"] = past
+            cases.append(case)
     return cases
 
 
 def validate(cfg):
     if not cfg["matrices"]:
         raise ConfigError("config %s lists no matrices" % cfg["name"])
+    for m in cfg["matrices"]:
+        pc = m.get("past_cache")
+        if pc is not None and (isinstance(pc, bool) or not isinstance(pc, (int, float)) or not pc > 0 or m.get("name") == "file"):
+            raise ConfigError("matrix %s: past_cache must be a positive multiple of the last-level cache (not for files), not %r" % (m.get("label") or m.get("name"), pc))
     for l in cfg["layouts"]:
         parse_layout(l)
     variants = expand_variants(cfg)

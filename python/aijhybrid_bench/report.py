@@ -46,6 +46,7 @@ def flatten(jobs, baseline="aij"):
                         "rows": case["rows"],
                         "nnz": case["nnz"],
                         "bytes": case["bytes"]["total"],
+                        "past_cache": case.get("past_cache"),
                         "layout": lay,
                         "ranks": ranks,
                         "threads": threads,

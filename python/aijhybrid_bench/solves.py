@@ -462,7 +462,7 @@ def _solve_ratios(rows):
 
 
 def solves_table(rows):
-    head = "%-16s %-15s %-6s %-24s %6s %9s %9s %8s %8s %8s %8s" % ("matrix", "method", "layout", "variant/vectors", "its", "solve s", "vs aij", "MatMult", "Vec ops", "PCApply", "setup s")
+    head = "%-22s %-15s %-6s %-24s %6s %9s %9s %8s %8s %8s %8s" % ("matrix", "method", "layout", "variant/vectors", "its", "solve s", "vs aij", "MatMult", "Vec ops", "PCApply", "setup s")
     lines = ["Whole solves (KSPSolve, median of alternating rounds; vs aij: aij with standard vectors at Rx1, R = cores; event times: slowest rank, s)", head, "-" * len(head)]
     key = lambda r: (r["matrix"], r["rows"], r["method"], r["cores"], -r["ranks"], r["variant"], r["vectors"])
     prev = None
@@ -472,11 +472,11 @@ def solves_table(rows):
         prev = (r["matrix"], r["method"])
         m = "%s %s" % (r["matrix"], _rows(r["rows"]))
         if r.get("solve_s") is None:
-            lines.append("%-16s %-15s %-6s %-24s %s" % (m[:16], r["method"][:15], r["layout"], ("%s/%s" % (r["variant"], r["vectors"]))[:24], r["status"] + (": " + r["reason"] if r.get("reason") else "")))
+            lines.append("%-22s %-15s %-6s %-24s %s" % (m[:22], r["method"][:15], r["layout"], ("%s/%s" % (r["variant"], r["vectors"]))[:24], r["status"] + (": " + r["reason"] if r.get("reason") else "")))
             continue
         ev = r.get("events_s") or {}
-        lines.append("%-16s %-15s %-6s %-24s %6s %9.3f %9s %8.3f %8.3f %8s %8s" % (
-            m[:16], r["method"][:15], r["layout"], ("%s/%s" % (r["variant"], r["vectors"]))[:24], r.get("iterations"), r["solve_s"],
+        lines.append("%-22s %-15s %-6s %-24s %6s %9.3f %9s %8.3f %8.3f %8s %8s" % (
+            m[:22], r["method"][:15], r["layout"], ("%s/%s" % (r["variant"], r["vectors"]))[:24], r.get("iterations"), r["solve_s"],
             ("%.2fx" % r["ratio_vs_aij"]) if r.get("ratio_vs_aij") else "-", ev.get("MatMult", 0.0), r.get("vec_s") or 0.0,
             ("%.3f" % ev["PCApply"]) if "PCApply" in ev else "-", ("%.3f" % r["setup_s"]) if r.get("setup_s") is not None else "-"))
     return "\n".join(lines)

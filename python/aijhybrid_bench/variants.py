@@ -84,6 +84,8 @@ def generate(job, case, group):
 
     PETSc, comm, matrices, spec = job.PETSc, group.comm, job.matrices, job.spec
     rec = {"matrix": case["name"], "label": case["label"], "rows_requested": case["rows"], "params": case["params"], "path": case.get("path")}
+    if case.get("past_cache"):  # grown past the last-level cache (config.matrix_cases)
+        rec["past_cache"] = dict(case["past_cache"])
     try:
         rec["description"] = matrices.describe(case["name"], case["rows"], seed=spec["seed"], path=case.get("path"), **case["params"])
     except Exception as e:  # describe is informational

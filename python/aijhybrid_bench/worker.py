@@ -63,6 +63,10 @@ def _whole_solves(job, case, active, equivalents, M):
         return None
     from . import solves
 
+    if any(m.get("matrices") for m in svs.get("methods") or []):  # methods of some matrices only
+        svs = dict(svs, methods=[m for m in svs["methods"] if not m.get("matrices") or case["label"] in m["matrices"]])
+        if not svs["methods"]:
+            return None
     job.log("%s rows=%d: whole solves" % (case["name"], M))
     return solves.measure_solves(job.PETSc, job.MPI, job.ph, job.world, active, svs, job.log, equivalents, job.run_on)
 

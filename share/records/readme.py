@@ -478,18 +478,21 @@ def summary_table(d):
         if a is None or t is None:
             continue
         label = "MatMult ms, %s %s" % (a["matrix_label"], _rows(a["rows"]))
+        if a.get("past_cache") and a["past_cache"].get("llc_bytes"):  # grown past the L3 (the config's past_cache)
+            label += " (%d MB, %.3gx the L3)" % (a["bytes"] / 1e6, a["bytes"] / a["past_cache"]["llc_bytes"])
         lines.append("| %s | %s | %s | %s | %s |" % (label, _ms(a), _ms(h) if h else "-", _ms(t), _ratio(t)))
     solves = [x for x in (d.get("solves") or []) if x.get("status") == "ok"]
-    methods = []
+    methods = []  # (method, matrix label, rows): a method may run on some of the matrices
     for x in solves:
-        if x["method"] not in methods:
-            methods.append(x["method"])
+        if (x["method"], x["matrix"], x["rows"]) not in methods:
+            methods.append((x["method"], x["matrix"], x["rows"]))
 
-    def solve(method, variant, lay):
+    def solve(mm, variant, lay):
         vec = "standard" if variant.startswith("aij@") or variant == "aij" else "hybrid"
-        return next((x for x in solves if x["method"] == method and x["variant"] == variant and x["layout"] == lay and x.get("vectors", vec) == vec), None)
+        return next((x for x in solves if (x["method"], x["matrix"], x["rows"]) == mm and x["variant"] == variant and x["layout"] == lay and x.get("vectors", vec) == vec), None)
 
-    for m in methods:
+    for mm in methods:
+        m = mm[0]
         a, h, t = solve(m, "aij", lays[0]), solve(m, "aijhybrid", lays[1]), solve(m, "aijhybrid", lays[2])
         if a is None or t is None:
             continue
@@ -499,8 +502,8 @@ def summary_table(d):
             if what == "setup" and max(a[key], t[key]) < 0.05:  # no setup to speak of (Jacobi)
                 continue
             va, vt = a[key], t[key]
-            lines.append("| %s %s s, %s (%d its) | %s | %s | %s | %s |" % (
-                m.replace("+", " + ").upper().replace("JACOBI", "Jacobi"), what, a["matrix"], a["iterations"], _sec(va), _sec(h[key]) if h else "-", _sec(vt),
+            lines.append("| %s %s s, %s %s (%d its) | %s | %s | %s | %s |" % (
+                m.replace("+", " + ").upper().replace("JACOBI", "Jacobi"), what, a["matrix"], _rows(a["rows"]), a["iterations"], _sec(va), _sec(h[key]) if h else "-", _sec(vt),
                 "%.2fx%s" % (ref[key] / vt, mark) if vt else "-"))
     return "\n".join(lines)
 
