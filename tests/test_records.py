@@ -168,6 +168,10 @@ def test_renderer_on_a_current_and_a_stale_record(block, tmp_path):
         d = docs["bench-" + readme.RUN_CONFIG]
         r = max((r for r in d["results"] if r.get("mult_s") and r["variant"] == "aij"), key=lambda r: int(r["layout"].split("x")[0]))
         assert "%.2f" % (r["mult_s"] * 1e3) in out, out
+        # and every whole solve of aij at R x 1 (a method may run on some matrices only), its solve time
+        for x in d.get("solves") or []:
+            if x.get("status") == "ok" and x["variant"] == "aij":
+                assert "%s s, %s %s (%d its) | %.2f |" % ("solve", x["matrix"], readme._rows(x["rows"]), x["iterations"], x["solve_s"]) in out, (x, out)
     elif block == "bench-products":  # share/bench/products.py's record: its medians and targets
         med = docs[block]["medians"][0]
         assert "%.3f" % med["median_s"] in out and docs[block]["targets"][0]["target"] in out, out

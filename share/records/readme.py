@@ -493,10 +493,10 @@ def summary_table(d):
 
     for mm in methods:
         m = mm[0]
-        a, h, t = solve(m, "aij", lays[0]), solve(m, "aijhybrid", lays[1]), solve(m, "aijhybrid", lays[2])
+        a, h, t = solve(mm, "aij", lays[0]), solve(mm, "aijhybrid", lays[1]), solve(mm, "aijhybrid", lays[2])
         if a is None or t is None:
             continue
-        same = solve(m, "aij@%s" % lays[0], lays[2])  # aij at R x 1 in the 1 x R jobs (paired)
+        same = solve(mm, "aij@%s" % lays[0], lays[2])  # aij at R x 1 in the 1 x R jobs (paired)
         ref, mark = (same, "") if same else (a, "~")
         for what, key in (("setup", "setup_s"), ("solve", "solve_s")):
             if what == "setup" and max(a[key], t[key]) < 0.05:  # no setup to speak of (Jacobi)
